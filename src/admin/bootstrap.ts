@@ -1,0 +1,94 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import { SCOPES } from '../core/catalogue.ts';
+import type { Clock } from '../core/clock.ts';
+import { fail } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { bearerToken, generateToken, hashesEqual, hashToken } from '../core/tokens.ts';
+import type { DB } from '../db/tables.ts';
+import { createCredential, createWorkspace } from './workspace-admin.ts';
+
+const OPERATOR_TOKEN_KEY = 'operator_token_hash';
+
+export interface FirstStart {
+  operatorToken?: string;
+  workspace?: { id: string; name: string; apiKey: string; mcpToken: string };
+}
+
+/**
+ * Makes sure an operator token exists (WOS_ADMIN_TOKEN, or one generated now and shown once) and, on the
+ * very first start, a "Default" workspace with an API key and an MCP token holding every scope.
+ */
+export async function bootstrap(db: Kysely<DB>, config: Config, clock: Clock): Promise<FirstStart> {
+  const result: FirstStart = {};
+  const stored = await db.selectFrom('installation').select('value').where('key', '=', OPERATOR_TOKEN_KEY).executeTakeFirst();
+  if (config.adminToken) {
+    await db
+      .insertInto('installation')
+      .values({ key: OPERATOR_TOKEN_KEY, value: hashToken(config.adminToken) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: hashToken(config.adminToken!) }))
+      .execute();
+  } else if (!stored) {
+    result.operatorToken = generateToken('operator');
+    await db.insertInto('installation').values({ key: OPERATOR_TOKEN_KEY, value: hashToken(result.operatorToken) }).execute();
+  }
+
+  const anyWorkspace = await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
+  if (!anyWorkspace) {
+    const call = {
+      db,
+      clock,
+      requestId: newId('req'),
+      surface: 'cli' as const,
+      defaultRateLimitPerMinute: config.defaultRateLimitPerMinute,
+    };
+    const workspace = await createWorkspace(call, { name: 'Default' });
+    const apiKey = await createCredential(call, workspace.id, { kind: 'api_key', name: 'Default API key', scopes: [...SCOPES] });
+    const mcpToken = await createCredential(call, workspace.id, {
+      kind: 'mcp_token',
+      name: 'Default MCP token',
+      scopes: [...SCOPES],
+    });
+    result.workspace = { id: workspace.id, name: workspace.name, apiKey: apiKey.token, mcpToken: mcpToken.token };
+  }
+  return result;
+}
+
+export async function verifyOperator(db: Kysely<DB>, authorization: string | undefined): Promise<void> {
+  const token = bearerToken(authorization);
+  if (!token) throw fail('authentication_required', { message: 'Send the operator token as "Authorization: Bearer <token>".' });
+  const stored = await db.selectFrom('installation').select('value').where('key', '=', OPERATOR_TOKEN_KEY).executeTakeFirst();
+  if (!stored || !hashesEqual(stored.value, hashToken(token))) {
+    throw fail('authentication_required', { message: 'That is not the operator token of this installation.' });
+  }
+}
+
+export function firstStartMessage(first: FirstStart, config: Config): string | undefined {
+  if (!first.operatorToken && !first.workspace) return undefined;
+  const lines = ['', '================ wos: first start ================'];
+  if (first.operatorToken) {
+    lines.push('Operator token (for /admin/v1 and shown only now; set WOS_ADMIN_TOKEN to choose your own):');
+    lines.push(`  ${first.operatorToken}`);
+  }
+  if (first.workspace) {
+    const { id, apiKey, mcpToken } = first.workspace;
+    lines.push(`Workspace "Default" (${id}) was created. These tokens hold every scope and are shown only now:`);
+    lines.push(`  API key:   ${apiKey}`, `  MCP token: ${mcpToken}`, '', 'Try it:');
+    lines.push(
+      `  curl -s ${config.publicUrl}/v1/contacts -H "Authorization: Bearer ${apiKey}" \\`,
+      `    -H "Content-Type: application/json" -d '{"name":"Ada Lovelace","email":"ada@example.com"}'`,
+      '',
+      'MCP client configuration:',
+      JSON.stringify(
+        { mcpServers: { wos: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${mcpToken}` } } } },
+        null,
+        2,
+      )
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
+  }
+  lines.push('==================================================', '');
+  return lines.join('\n');
+}

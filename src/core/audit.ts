@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { AuditEventsTable, DB } from '../db/tables.ts';
+import type { Actor, AuditEntry, Surface } from './context.ts';
+import { newId } from './ids.ts';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
+
+export interface AuditWrite {
+  workspaceId: string;
+  requestId: string;
+  occurredAt: string;
+  actor: Actor;
+  surface: Surface;
+  tool: string;
+  defaultAction: string;
+}
+
+export function auditRow(write: AuditWrite, entry: AuditEntry): AuditEventsTable {
+  return {
+    workspace_id: write.workspaceId,
+    id: newId('aud'),
+    request_id: write.requestId,
+    occurred_at: write.occurredAt,
+    actor_type: write.actor.type,
+    actor_credential_id: write.actor.credentialId,
+    actor_name: write.actor.name,
+    surface: write.surface,
+    tool: write.tool,
+    action: entry.action ?? write.defaultAction,
+    target_type: entry.targetType,
+    target_id: entry.targetId,
+    status: entry.status ?? 'succeeded',
+    changed_fields: JSON.stringify(entry.changedFields ?? []),
+  };
+}
+
+export async function insertAuditEvents(db: Kysely<DB>, rows: AuditEventsTable[]): Promise<void> {
+  if (rows.length) await db.insertInto('audit_events').values(rows).execute();
+}
+
+export function toAuditResource(row: AuditEventsTable) {
+  return {
+    id: row.id,
+    request_id: row.request_id,
+    occurred_at: row.occurred_at,
+    actor: { type: row.actor_type, credential_id: row.actor_credential_id, name: row.actor_name },
+    surface: row.surface,
+    tool: row.tool,
+    action: row.action,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    status: row.status,
+    changed_fields: JSON.parse(row.changed_fields) as string[],
+  };
+}
+
+/** A record's history, newest first. No record lookup: history outlives the record. */
+export async function listHistory(
+  db: Kysely<DB>,
+  workspaceId: string,
+  targetType: string,
+  targetId: string,
+  page: PageRequest,
+): Promise<Page<ReturnType<typeof toAuditResource>>> {
+  const query = db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('target_type', '=', targetType)
+    .where('target_id', '=', targetId);
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toAuditResource) };
+}
+
+export async function auditEventsOfRequest(db: Kysely<DB>, workspaceId: string, requestId: string) {
+  const rows = await db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('request_id', '=', requestId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toAuditResource);
+}

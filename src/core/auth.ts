@@ -1,0 +1,102 @@
+import type { Kysely } from 'kysely';
+import type { DB, WorkspacesTable } from '../db/tables.ts';
+import { fail } from './errors.ts';
+import { bearerToken, hashesEqual, hashToken } from './tokens.ts';
+
+export type McpAuthMethod = 'mcp_token' | 'api_key';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  modules: Record<string, boolean>;
+  mcpAuthMethods: McpAuthMethod[];
+  rateLimitPerMinute: number | null;
+  creditUnits: number | null;
+  monthlyCapUnits: number | null;
+  entitlements: Record<string, number | null>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Credential {
+  id: string;
+  kind: 'api_key' | 'mcp_token';
+  name: string;
+  scopes: ReadonlySet<string>;
+}
+
+export interface Principal {
+  workspace: Workspace;
+  credential: Credential;
+}
+
+export function toWorkspace(row: WorkspacesTable): Workspace {
+  return {
+    id: row.id,
+    name: row.name,
+    modules: JSON.parse(row.modules),
+    mcpAuthMethods: JSON.parse(row.mcp_auth_methods),
+    rateLimitPerMinute: row.rate_limit_per_minute === null ? null : Number(row.rate_limit_per_minute),
+    creditUnits: row.credit_units === null ? null : Number(row.credit_units),
+    monthlyCapUnits: row.monthly_cap_units === null ? null : Number(row.monthly_cap_units),
+    entitlements: JSON.parse(row.entitlements),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function isModuleEnabled(workspace: Workspace, module: string): boolean {
+  return workspace.modules[module] !== false;
+}
+
+/**
+ * Stage "authenticate" and stage "workspace": a Bearer token resolves to a live credential and its live
+ * workspace, and the surface must accept that credential kind. Errors never echo the token.
+ */
+export async function authenticate(
+  db: Kysely<DB>,
+  authorization: string | undefined,
+  surface: 'rest' | 'mcp',
+): Promise<Principal> {
+  const token = bearerToken(authorization);
+  if (!token) throw fail('authentication_required');
+  const hash = hashToken(token);
+  const row = await db
+    .selectFrom('credentials as c')
+    .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
+    .select([
+      'c.id as credential_id',
+      'c.kind',
+      'c.name as credential_name',
+      'c.scopes',
+      'c.token_hash',
+      'w.id',
+      'w.name',
+      'w.modules',
+      'w.mcp_auth_methods',
+      'w.rate_limit_per_minute',
+      'w.credit_units',
+      'w.monthly_cap_units',
+      'w.entitlements',
+      'w.created_at',
+      'w.updated_at',
+      'w.deleted_at',
+    ])
+    .where('c.token_hash', '=', hash)
+    .where('c.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null) throw fail('workspace_not_found');
+
+  const workspace = toWorkspace(row);
+  const credential: Credential = {
+    id: row.credential_id,
+    kind: row.kind,
+    name: row.credential_name,
+    scopes: new Set(JSON.parse(row.scopes) as string[]),
+  };
+  if (surface === 'rest' && credential.kind !== 'api_key') {
+    throw fail('credential_not_allowed', { message: 'REST takes API keys (wos_sk_...); MCP tokens are for /mcp.' });
+  }
+  if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(credential.kind)) throw fail('mcp_auth_method_not_allowed');
+  return { workspace, credential };
+}

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/tables.ts';
+import type { Workspace } from './auth.ts';
+import { fail } from './errors.ts';
+import { countRecords, type RecordType } from './record-types.ts';
+
+export function billingPeriod(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+export function hasBillingLimits(workspace: Workspace): boolean {
+  return workspace.creditUnits !== null || workspace.monthlyCapUnits !== null;
+}
+
+/**
+ * Stage "billing": 402 billing_paused when prepaid credit is used up or the month's cap is reached; 403
+ * billing_limit_exceeded when a create would pass the workspace's entitlement for that record type.
+ */
+export async function checkBilling(
+  db: Kysely<DB>,
+  workspace: Workspace,
+  now: Date,
+  creates: RecordType | undefined,
+): Promise<void> {
+  if (workspace.creditUnits !== null && workspace.creditUnits <= 0) {
+    throw fail('billing_paused', { message: 'Prepaid credit is exhausted; the operator must add credit.' });
+  }
+  if (workspace.monthlyCapUnits !== null) {
+    const used = await monthUnits(db, workspace.id, billingPeriod(now));
+    if (used >= workspace.monthlyCapUnits) {
+      throw fail('billing_paused', { message: "This month's usage cap is reached; the operator must raise it." });
+    }
+  }
+  const maximum = creates ? workspace.entitlements[creates.type] : undefined;
+  if (creates && maximum !== undefined && maximum !== null) {
+    const count = await countRecords(db, workspace.id, creates);
+    if (count >= maximum) {
+      throw fail('billing_limit_exceeded', {
+        message: `The workspace may hold at most ${maximum} ${creates.type} records.`,
+      });
+    }
+  }
+}
+
+export async function monthUnits(db: Kysely<DB>, workspaceId: string, period: string): Promise<number> {
+  const row = await db
+    .selectFrom('billing_usage')
+    .select('billed_units')
+    .where('workspace_id', '=', workspaceId)
+    .where('period', '=', period)
+    .executeTakeFirst();
+  return row ? Number(row.billed_units) : 0;
+}
+
+/** Consumes a successful call's units, in the call's transaction. Only workspaces with limits keep counters. */
+export async function consumeUnits(db: Kysely<DB>, workspace: Workspace, units: number, now: Date): Promise<void> {
+  if (workspace.creditUnits !== null) {
+    await db
+      .updateTable('workspaces')
+      .set((eb) => ({ credit_units: eb('credit_units', '-', units) }))
+      .where('id', '=', workspace.id)
+      .execute();
+  }
+  if (workspace.monthlyCapUnits !== null) {
+    await db
+      .insertInto('billing_usage')
+      .values({ workspace_id: workspace.id, period: billingPeriod(now), billed_units: units })
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'period']).doUpdateSet((eb) => ({
+          billed_units: eb('billing_usage.billed_units', '+', units),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** When an operator sets a cap, the month's counter starts from the usage already recorded. */
+export async function seedMonthCounter(db: Kysely<DB>, workspaceId: string, now: Date): Promise<void> {
+  const period = billingPeriod(now);
+  const row = await db
+    .selectFrom('call_events')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('billed_units'), eb.lit(0)).as('units'))
+    .where('workspace_id', '=', workspaceId)
+    .where('occurred_at', '>=', `${period}-01T00:00:00.000Z`)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('billing_usage')
+    .values({ workspace_id: workspaceId, period, billed_units: Number(row.units) })
+    .onConflict((oc) => oc.columns(['workspace_id', 'period']).doUpdateSet({ billed_units: Number(row.units) }))
+    .execute();
+}

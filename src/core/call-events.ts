@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { CallEventsTable, DB } from '../db/tables.ts';
+
+/** One row per REST or MCP call: the usage event and the API request / MCP tool call event at once. */
+export async function insertCallEvent(db: Kysely<DB>, row: CallEventsTable): Promise<void> {
+  await db.insertInto('call_events').values(row).execute();
+}
+
+export function toCallEventResource(row: CallEventsTable) {
+  return {
+    id: row.id,
+    request_id: row.request_id,
+    occurred_at: row.occurred_at,
+    kind: row.kind,
+    route: row.route,
+    method: row.method,
+    credential_id: row.credential_id,
+    credential_path: row.credential_path,
+    http_status: Number(row.http_status),
+    error_code: row.error_code,
+    duration_ms: Number(row.duration_ms),
+    units: Number(row.units),
+    billed_units: Number(row.billed_units),
+  };
+}
+
+export async function callEventsOfRequest(db: Kysely<DB>, workspaceId: string, requestId: string) {
+  const rows = await db
+    .selectFrom('call_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('request_id', '=', requestId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toCallEventResource);
+}
+
+/** Who/what/when of a request as the support log shows it: the call (= usage) event and its audit events. */
+export function requestRecord(
+  requestId: string,
+  callEvents: ReturnType<typeof toCallEventResource>[],
+  auditEvents: unknown[],
+) {
+  const call = callEvents[0] ?? null;
+  return {
+    request_id: requestId,
+    call_event: call,
+    usage_event: call && {
+      request_id: call.request_id,
+      occurred_at: call.occurred_at,
+      event_type: call.kind,
+      route: call.route,
+      method: call.method,
+      credential_path: call.credential_path,
+      units: call.units,
+      billed_units: call.billed_units,
+    },
+    audit_events: auditEvents,
+  };
+}

@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/database.ts';
+import type { DB } from '../db/tables.ts';
+import type { Clock } from './clock.ts';
+
+export type Surface = 'rest' | 'mcp' | 'admin' | 'cli' | 'system';
+
+export interface Actor {
+  type: 'api_key' | 'mcp_token' | 'operator' | 'system';
+  credentialId: string | null;
+  name: string;
+}
+
+export interface AuditEntry {
+  targetType: string;
+  targetId: string;
+  /** Defaults to the operation's kind (create, update, archive, ...). */
+  action?: string;
+  /** Names only: previous values are never stored. */
+  changedFields?: string[];
+  status?: string;
+}
+
+export interface DomainEvent {
+  /** Dotted name such as contact.created or deal.stage_changed. */
+  name: string;
+  targetType?: string;
+  targetId?: string;
+  /** The record's state after the change. */
+  data: unknown;
+}
+
+/** Everything a handler may use. Its db is the call's transaction, already scoped to nothing: pass workspaceId. */
+export interface OperationContext {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  workspaceId: string;
+  workspaceName: string;
+  requestId: string;
+  actor: Actor;
+  surface: Surface;
+  operation: string;
+  clock: Clock;
+  /** One timestamp for the whole call, so created_at equals updated_at on a new record. */
+  now: string;
+  dryRun: boolean;
+  scopes: ReadonlySet<string>;
+  enabledModule(module: string): boolean;
+  audit(entry: AuditEntry): void;
+  emit(event: DomainEvent): void;
+  /** Loads a record of a registered type in this workspace; throws resource_not_found when absent. */
+  requireRecord(type: string, id: string): Promise<Record<string, unknown>>;
+}

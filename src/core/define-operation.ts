@@ -1,0 +1,88 @@
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import type { ModuleName, Scope } from './catalogue.ts';
+import type { OperationContext } from './context.ts';
+import { type CompiledSchema, compileSchema } from './schema.ts';
+
+export type OperationKind = 'read' | 'create' | 'update' | 'archive' | 'action';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface OperationResult {
+  /** The response body without request_id, e.g. {contact}. REST and MCP return it unchanged. */
+  body: Record<string, unknown>;
+  /** For creates: the ID the idempotency key binds to. */
+  createdId?: string;
+  status?: number;
+}
+
+export interface OperationSpec<P extends TProperties> {
+  /** Tool name, stable across versions. */
+  name: string;
+  module: ModuleName;
+  scopes: Scope[];
+  /** 'all' (default): every scope is required. 'any': one is enough (get_workspace_summary). */
+  scopeMode?: 'all' | 'any';
+  kind: OperationKind;
+  /** One line for OpenAPI and the reference. */
+  summary: string;
+  /** Written for an agent: what it does, when to use it, its side effects. */
+  description: string;
+  input: TObject<P>;
+  rest: { method: HttpMethod; path: string };
+  /** False only for REST record lookups (GET /v1/<collection>/{id}); every tool is on both surfaces. */
+  mcp?: boolean;
+  deprecated?: { replacedBy: string };
+  /** Accepts dry_run: the handler runs and its transaction is rolled back, so nothing is written. */
+  dryRun?: boolean;
+  /** For creates: the record type created, which scopes idempotency keys, replays and entitlements. */
+  creates?: string;
+  /** Not in the specification's tool reference: an extension of this service. */
+  extension?: boolean;
+  /** Key of the main resource in the response body, for OpenAPI. */
+  responseKey: string;
+  handler: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<OperationResult>;
+}
+
+export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'handler' | 'input'> {
+  input: TObject;
+  scopeMode: 'all' | 'any';
+  mcp: boolean;
+  dryRun: boolean;
+  handler: (ctx: OperationContext, input: any) => Promise<OperationResult>;
+  validators(): CompiledSchema;
+}
+
+const idempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Stable client-generated key that makes retries safe. Same key and same input return the first result; ' +
+    'never put secrets or personal data in it.',
+});
+const dryRun = Type.Boolean({ default: false, description: 'Preview the change without applying it.' });
+
+/**
+ * Declares one operation. Writes gain idempotency_key (creates honour it, updates and archives accept and
+ * ignore it), dry-run operations gain dry_run; both surfaces are generated from the result.
+ */
+export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
+  const properties: TProperties = { ...spec.input.properties };
+  if (spec.kind !== 'read') properties.idempotency_key = Type.Optional(idempotencyKey);
+  if (spec.dryRun) properties.dry_run = Type.Optional(dryRun);
+  const input = Type.Object(properties, {
+    additionalProperties: false,
+    ...(spec.input.description ? { description: spec.input.description } : {}),
+  });
+  let compiled: CompiledSchema | undefined;
+  return {
+    ...spec,
+    input,
+    scopeMode: spec.scopeMode ?? 'all',
+    mcp: spec.mcp ?? true,
+    dryRun: spec.dryRun ?? false,
+    handler: spec.handler as OperationDefinition['handler'],
+    validators: () => {
+      compiled ??= compileSchema(input);
+      return compiled;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/tables.ts';
+import { canonicalJson, sha256Hex } from './canonical-json.ts';
+import { fail } from './errors.ts';
+
+export const IDEMPOTENCY_RETENTION_DAYS = 7;
+
+/** SHA-256 over the operation and the canonical input without its key: REST and MCP agree on it. */
+export function fingerprint(operation: string, input: Record<string, unknown>): string {
+  const { idempotency_key: _key, ...rest } = input;
+  return sha256Hex(`${operation}\n${canonicalJson(rest)}`);
+}
+
+export type Claim = { state: 'new' } | { state: 'replay'; resourceId: string };
+
+/**
+ * Claims (workspace, resource type, key) inside the create's transaction. The primary key decides a race:
+ * the loser's insert waits for the winner's commit, inserts nothing, and then replays the winner's record.
+ */
+export async function claimKey(
+  db: Kysely<DB>,
+  claim: { workspaceId: string; resourceType: string; key: string; operation: string; fingerprint: string; now: string },
+): Promise<Claim> {
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values({
+      workspace_id: claim.workspaceId,
+      resource_type: claim.resourceType,
+      key: claim.key,
+      operation: claim.operation,
+      fingerprint: claim.fingerprint,
+      resource_id: null,
+      created_at: claim.now,
+    })
+    .onConflict((oc) => oc.columns(['workspace_id', 'resource_type', 'key']).doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  if (inserted) return { state: 'new' };
+
+  const existing = await db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'resource_id'])
+    .where('workspace_id', '=', claim.workspaceId)
+    .where('resource_type', '=', claim.resourceType)
+    .where('key', '=', claim.key)
+    .executeTakeFirstOrThrow();
+  if (existing.fingerprint !== claim.fingerprint || !existing.resource_id) {
+    throw fail('idempotency_conflict', { idempotency_key: claim.key });
+  }
+  return { state: 'replay', resourceId: existing.resource_id };
+}
+
+export async function bindKey(
+  db: Kysely<DB>,
+  claim: { workspaceId: string; resourceType: string; key: string },
+  resourceId: string,
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ resource_id: resourceId })
+    .where('workspace_id', '=', claim.workspaceId)
+    .where('resource_type', '=', claim.resourceType)
+    .where('key', '=', claim.key)
+    .execute();
+}
+
+/** System maintenance across every workspace: keys older than the retention period are forgotten. */
+export async function sweepExpiredKeys(db: Kysely<DB>, now: Date, system: { system: true }): Promise<number> {
+  void system;
+  const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_DAYS * 86_400_000).toISOString();
+  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0);
+}

@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+import type { DB, OutboxEventsTable } from '../db/tables.ts';
+import type { DomainEvent } from './context.ts';
+import { newId } from './ids.ts';
+
+/** Domain events are stored in the write's own transaction; consumers (webhooks, rules) read the outbox. */
+export function outboxRow(workspaceId: string, requestId: string, occurredAt: string, event: DomainEvent): OutboxEventsTable {
+  return {
+    workspace_id: workspaceId,
+    id: newId('evt'),
+    request_id: requestId,
+    name: event.name,
+    occurred_at: occurredAt,
+    target_type: event.targetType ?? null,
+    target_id: event.targetId ?? null,
+    payload: JSON.stringify(event.data ?? null),
+    published_at: null,
+  };
+}
+
+export async function insertOutboxEvents(db: Kysely<DB>, rows: OutboxEventsTable[]): Promise<void> {
+  if (rows.length) await db.insertInto('outbox_events').values(rows).execute();
+}

@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation, type OperationDefinition } from './define-operation.ts';
+import { notFound } from './errors.ts';
+import { loadRecord, type RecordType } from './record-types.ts';
+import { Strict } from './schema.ts';
+
+/** REST-only GET <collection>/{<type>_id}, generated for every record type. */
+export function recordLookupOperation(recordType: RecordType): OperationDefinition {
+  const idField = `${recordType.type}_id`;
+  return defineOperation({
+    name: `get_${recordType.type}`,
+    module: recordType.module,
+    scopes: [recordType.readScope],
+    kind: 'read',
+    mcp: false,
+    summary: `Get one ${recordType.type.replace(/_/g, ' ')}`,
+    description: `Returns one ${recordType.type} of this workspace by ID.`,
+    input: Strict({ [idField]: Type.String({ minLength: 1 }) }),
+    rest: { method: 'GET', path: `${recordType.collection}/{${idField}}` },
+    responseKey: recordType.key,
+    handler: async (ctx, input) => {
+      const record = await loadRecord(ctx.db, ctx.workspaceId, recordType, String(input[idField]));
+      if (!record) throw notFound(recordType.type.replace(/_/g, ' '));
+      return { body: { [recordType.key]: record } };
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/tables.ts';
+import type { ModuleName, Scope } from './catalogue.ts';
+
+/**
+ * A kind of record the service stores. From it come REST GET /v1/<collection>/{id}, related-record checks
+ * (related_resource_type + related_resource_id), idempotent replays and entitlement counts.
+ */
+export interface RecordType {
+  /** As written in audit events and related_resource_type: contact, deal, support_ticket. */
+  type: string;
+  module: ModuleName;
+  table: keyof DB & string;
+  /** REST collection path, e.g. /v1/contacts; the lookup route is <collection>/{<type>_id}. */
+  collection: string;
+  /** Key of the record in response bodies, e.g. contact. */
+  key: string;
+  readScope: Scope;
+  /** Column that hides a record from reads when set (archived_at). */
+  hiddenWhen?: string;
+  toResource(row: any): Record<string, unknown>;
+}
+
+export async function loadRecord(
+  db: Kysely<DB>,
+  workspaceId: string,
+  recordType: RecordType,
+  id: string,
+): Promise<Record<string, unknown> | undefined> {
+  let query = db
+    .selectFrom(recordType.table as 'contacts')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id);
+  if (recordType.hiddenWhen) query = query.where(recordType.hiddenWhen as 'id', 'is', null);
+  const row = await query.executeTakeFirst();
+  return row ? recordType.toResource(row) : undefined;
+}
+
+export async function countRecords(db: Kysely<DB>, workspaceId: string, recordType: RecordType): Promise<number> {
+  const row = await db
+    .selectFrom(recordType.table as 'contacts')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,282 @@
+// The execution pipeline. Both surfaces call runOperation(); its stages run in this order:
+//   1 authenticate  2 workspace  3 tool  4 module  5 scopes  6 rate limit  7 billing  8 validate
+//   9 transaction { idempotency -> handler -> audit + outbox + billing + call event }  10 response
+// A failure at any stage after the workspace is known still records the call event, outside the
+// rolled-back transaction. docs/architecture.md draws the same diagram.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db/tables.ts';
+import type { Registry } from '../registry.ts';
+import { auditRow, insertAuditEvents } from './audit.ts';
+import { authenticate, isModuleEnabled, type Principal } from './auth.ts';
+import { checkBilling, consumeUnits } from './billing.ts';
+import { insertCallEvent } from './call-events.ts';
+import type { Clock } from './clock.ts';
+import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
+import type { OperationDefinition, OperationResult } from './define-operation.ts';
+import { asServiceError, fail, notFound, type ServiceError, validationFailed } from './errors.ts';
+import { bindKey, claimKey, fingerprint } from './idempotency.ts';
+import { newId } from './ids.ts';
+import { insertOutboxEvents, outboxRow } from './outbox.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { rateLimitHeaders } from './rate-limit.ts';
+import { loadRecord } from './record-types.ts';
+import { toFieldErrors } from './schema.ts';
+
+export interface PipelineDeps {
+  database: Database;
+  config: Config;
+  clock: Clock;
+  rateLimiter: RateLimiter;
+  registry: Registry;
+  logger: Logger;
+}
+
+/** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
+export const MALFORMED_JSON = Symbol('malformed-json');
+
+export interface Call {
+  surface: 'rest' | 'mcp';
+  requestId: string;
+  /** Route template (POST /v1/contacts) or tool name, for the call event. */
+  route: string;
+  method: string;
+  toolName: string;
+  operation: OperationDefinition | undefined;
+  input: unknown;
+  /** REST query strings are coerced to the schema's types; JSON bodies and MCP arguments never are. */
+  coerce: boolean;
+  authorization?: string;
+  /** MCP authenticates the connection before dispatching, and passes the principal on. */
+  principal?: Principal;
+  /** /mcp?modules=... narrows the callable tools. */
+  moduleFilter?: ReadonlySet<string>;
+}
+
+export type CallOutcome =
+  | { ok: true; status: number; body: Record<string, unknown>; headers: Record<string, string> }
+  | { ok: false; error: ServiceError; headers: Record<string, string> };
+
+class DryRunRollback extends Error {
+  constructor(readonly result: OperationResult) {
+    super('dry run');
+  }
+}
+
+export async function runOperation(deps: PipelineDeps, call: Call): Promise<CallOutcome> {
+  const started = performance.now();
+  const headers: Record<string, string> = {};
+  let principal: Principal | undefined;
+  const db = deps.database.db;
+  try {
+    // 1-2. authenticate, workspace (one lookup: credential, its workspace, the surface's credential policy)
+    principal = call.principal ?? (await authenticate(db, call.authorization, call.surface));
+    const { workspace, credential } = principal;
+
+    // 3. tool: the name must be registered (and inside /mcp?modules=)
+    const op = call.operation;
+    if (!op || (call.moduleFilter && !call.moduleFilter.has(op.module))) {
+      throw fail('tool_not_found', { message: `No tool named "${call.toolName}" is registered; call tools/list.` });
+    }
+
+    // 4. module enabled
+    if (!isModuleEnabled(workspace, op.module)) {
+      throw fail('module_not_enabled', { message: `The ${op.module} module is not enabled for this workspace.` });
+    }
+
+    // 5. scopes
+    const missing = op.scopes.filter((scope) => !credential.scopes.has(scope));
+    if (op.scopeMode === 'all' ? missing.length > 0 : missing.length === op.scopes.length) {
+      throw fail('missing_required_scope', {
+        required_scope: missing[0],
+        message:
+          op.scopeMode === 'all'
+            ? `This operation requires the scope ${missing[0]}.`
+            : `This operation requires one of the scopes ${op.scopes.join(', ')}.`,
+      });
+    }
+
+    // 6. rate limit
+    if (workspace.rateLimitPerMinute !== null) {
+      const outcome = await deps.rateLimiter.consume(workspace.id, workspace.rateLimitPerMinute);
+      Object.assign(headers, rateLimitHeaders(outcome));
+      if (!outcome.allowed) throw fail('rate_limited', { retry_after_seconds: outcome.resetSeconds });
+    }
+
+    // 7. billing
+    const now = deps.clock.now();
+    const creates = op.creates ? deps.registry.recordTypes.get(op.creates) : undefined;
+    await checkBilling(db, workspace, now, creates);
+
+    // 8. validate
+    if (call.input === MALFORMED_JSON) {
+      throw validationFailed([{ field: '(body)', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
+    }
+    const input = (call.input ?? {}) as Record<string, unknown>;
+    const validate = call.coerce ? op.validators().coercing : op.validators().strict;
+    if (typeof input !== 'object' || Array.isArray(input) || !validate(input)) {
+      throw validationFailed(
+        Array.isArray(input) || typeof input !== 'object'
+          ? [{ field: '(body)', message: 'must be a JSON object' }]
+          : toFieldErrors(validate.errors),
+      );
+    }
+
+    // 9. transaction: idempotency, handler, and every side effect of the call commit together
+    const nowIso = now.toISOString();
+    const actor: Actor = { type: credential.kind, credentialId: credential.id, name: credential.name };
+    const audits: AuditEntry[] = [];
+    const events: DomainEvent[] = [];
+    const dryRun = op.dryRun && input.dry_run === true;
+    const idempotencyKey = op.kind === 'create' && creates ? (input.idempotency_key as string | undefined) : undefined;
+    let replayed = false;
+
+    const callEvent = (status: number): CallEventsTable => ({
+      workspace_id: workspace.id,
+      id: newId('call'),
+      request_id: call.requestId,
+      occurred_at: nowIso,
+      kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
+      route: call.route,
+      method: call.method,
+      credential_id: credential.id,
+      credential_path: `${call.surface}/${credential.kind}`,
+      http_status: status,
+      error_code: null,
+      duration_ms: Math.round(performance.now() - started),
+      units: 1,
+      billed_units: 1,
+    });
+
+    const execute = async (trx: typeof db): Promise<{ result: OperationResult; status: number }> => {
+      const ctx: OperationContext = {
+        db: trx,
+        dialect: deps.database.dialect,
+        workspaceId: workspace.id,
+        workspaceName: workspace.name,
+        requestId: call.requestId,
+        actor,
+        surface: call.surface,
+        operation: op.name,
+        clock: deps.clock,
+        now: nowIso,
+        dryRun,
+        scopes: credential.scopes,
+        enabledModule: (module) => isModuleEnabled(workspace, module),
+        audit: (entry) => audits.push(entry),
+        emit: (event) => events.push(event),
+        requireRecord: async (type, id) => {
+          const recordType = deps.registry.recordTypes.get(type);
+          const record = recordType && (await loadRecord(trx, workspace.id, recordType, id));
+          if (!record) throw notFound(type.replace(/_/g, ' '));
+          return record;
+        },
+      };
+
+      let result: OperationResult | undefined;
+      const claim = idempotencyKey
+        ? { workspaceId: workspace.id, resourceType: creates!.type, key: idempotencyKey }
+        : undefined;
+      if (claim) {
+        const outcome = await claimKey(trx, {
+          ...claim,
+          operation: op.name,
+          fingerprint: fingerprint(op.name, input),
+          now: nowIso,
+        });
+        if (outcome.state === 'replay') {
+          const record = await loadRecord(trx, workspace.id, creates!, outcome.resourceId);
+          if (!record) throw notFound(creates!.type);
+          result = { body: { [creates!.key]: record }, createdId: outcome.resourceId };
+          replayed = true;
+        }
+      }
+      if (!result) {
+        result = await op.handler(ctx, input);
+        if (claim && result.createdId) await bindKey(trx, claim, result.createdId);
+      }
+      if (dryRun) throw new DryRunRollback(result);
+      if (op.kind !== 'read' && !replayed && audits.length === 0) {
+        throw new Error(`Operation ${op.name} wrote without an audit event`);
+      }
+
+      const status = replayed ? 200 : (result.status ?? (op.kind === 'create' ? 201 : 200));
+      const write = {
+        workspaceId: workspace.id,
+        requestId: call.requestId,
+        occurredAt: nowIso,
+        actor,
+        surface: call.surface,
+        tool: op.name,
+        defaultAction: op.kind,
+      };
+      const auditRows: AuditEventsTable[] = audits.map((entry) => auditRow(write, entry));
+      const outboxRows: OutboxEventsTable[] = events.map((e) => outboxRow(workspace.id, call.requestId, nowIso, e));
+      await insertAuditEvents(trx, auditRows);
+      await insertOutboxEvents(trx, outboxRows);
+      await consumeUnits(trx, workspace, 1, now);
+      await insertCallEvent(trx, callEvent(status));
+      return { result, status };
+    };
+
+    let executed: { result: OperationResult; status: number };
+    try {
+      executed = await db.transaction().execute(execute);
+    } catch (thrown) {
+      if (!(thrown instanceof DryRunRollback)) throw thrown;
+      // The preview's writes were rolled back; its usage event is still recorded.
+      await db.transaction().execute(async (trx) => {
+        await consumeUnits(trx, workspace, 1, now);
+        await insertCallEvent(trx, callEvent(200));
+      });
+      executed = { result: { ...thrown.result, body: { ...thrown.result.body, dry_run: true } }, status: 200 };
+    }
+
+    // 10. response
+    if (replayed) headers['idempotent-replayed'] = 'true';
+    return {
+      ok: true,
+      status: executed.status,
+      body: { ...executed.result.body, request_id: call.requestId },
+      headers,
+    };
+  } catch (thrown) {
+    const error = asServiceError(thrown);
+    if (error.code === 'internal_error') {
+      deps.logger.error({ err: thrown, request_id: call.requestId, route: call.route }, 'operation failed');
+    }
+    if (principal) await recordFailedCall(deps, call, principal, error, started);
+    return { ok: false, error, headers };
+  }
+}
+
+async function recordFailedCall(
+  deps: PipelineDeps,
+  call: Call,
+  principal: Principal,
+  error: ServiceError,
+  started: number,
+): Promise<void> {
+  try {
+    await insertCallEvent(deps.database.db, {
+      workspace_id: principal.workspace.id,
+      id: newId('call'),
+      request_id: call.requestId,
+      occurred_at: deps.clock.now().toISOString(),
+      kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
+      route: call.route,
+      method: call.method,
+      credential_id: principal.credential.id,
+      credential_path: `${call.surface}/${principal.credential.kind}`,
+      http_status: error.status,
+      error_code: error.code,
+      duration_ms: Math.round(performance.now() - started),
+      units: 1,
+      billed_units: 0,
+    });
+  } catch (thrown) {
+    deps.logger.error({ err: thrown, request_id: call.requestId }, 'could not record the call event of a failed call');
+  }
+}

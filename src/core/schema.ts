@@ -1,0 +1,106 @@
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { type FieldError, validationFailed } from './errors.ts';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+/**
+ * Two validators over the same schemas. JSON bodies and MCP arguments are never coerced; REST query
+ * strings are coerced to the schema's types. Neither removes unknown properties: they are errors.
+ */
+function buildAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+const strictAjv = buildAjv(false);
+const coercingAjv = buildAjv(true);
+
+export interface CompiledSchema {
+  strict: ValidateFunction;
+  coercing: ValidateFunction;
+}
+
+export function compileSchema(schema: TSchema): CompiledSchema {
+  return { strict: strictAjv.compile(schema), coercing: coercingAjv.compile(schema) };
+}
+
+/** A strict object: unknown properties are rejected. Use for every object in an input schema. */
+export function Strict<T extends TProperties>(properties: T, options: { description?: string } = {}): TObject<T> {
+  return Type.Object(properties, { ...options, additionalProperties: false });
+}
+
+/** A free-form map of scalar values (custom_fields, metadata): keys are the user's, values stay typed. */
+export const FreeFields = (description: string) =>
+  Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
+    description,
+    additionalProperties: false,
+  });
+
+/** Ajv's instance path (/line_items/0/unit_amount_cents) as the input path (line_items[0].unit_amount_cents). */
+export function fieldPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const part of parts) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(key) ? `[${key}]` : out ? `.${key}` : key;
+  }
+  return out;
+}
+
+function describe(error: ErrorObject): FieldError {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { field: fieldPath(error.instancePath, String(params.missingProperty)), message: 'is required' };
+    case 'additionalProperties':
+      return {
+        field: fieldPath(error.instancePath, String(params.additionalProperty)),
+        message: 'is not a recognized field',
+      };
+    case 'enum':
+      return {
+        field: fieldPath(error.instancePath) || '(body)',
+        message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`,
+      };
+    case 'format':
+      return { field: fieldPath(error.instancePath), message: `must be a valid ${String(params.format)}` };
+    case 'type':
+      return { field: fieldPath(error.instancePath) || '(body)', message: `must be of type ${String(params.type)}` };
+    default:
+      return { field: fieldPath(error.instancePath) || '(body)', message: error.message ?? 'is invalid' };
+  }
+}
+
+/** Turns Ajv errors into field_errors, one per field and problem, skipping anyOf noise when a clearer error exists. */
+export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  const specific = (errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+  for (const error of specific.length ? specific : (errors ?? [])) {
+    const fieldError = describe(error);
+    const key = `${fieldError.field}\u0000${fieldError.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(fieldError);
+    }
+  }
+  return out;
+}
+
+export function assertValid<T>(validate: ValidateFunction, value: unknown): T {
+  if (!validate(value)) throw validationFailed(toFieldErrors(validate.errors));
+  return value as T;
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import type { DB } from './tables.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** Human-readable location for start-up messages (never includes a password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+// COUNT(*) and BIGINT arrive from pg as strings; every integer this service stores fits a JS number.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres';
+  }
+}
+
+export function openDatabase(config: Config): Database {
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: config.databasePoolSize,
+      ...(config.databaseSchema ? { options: `-c search_path=${config.databaseSchema}` } : {}),
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      location: redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
+      close: () => db.destroy(),
+    };
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const file = path.join(config.dataDir, 'wos.sqlite');
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`synchronous = ${config.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+export async function isReachable(database: Database): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(database.db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,18 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as platform from './migrations/0001-platform.ts';
+import * as crmTasksActivity from './migrations/0002-crm-tasks-activity.ts';
+
+// Listed explicitly, in order: a migration exists when it is named here.
+const migrations: Record<string, Migration> = {
+  '0001-platform': platform,
+  '0002-crm-tasks-activity': crmTasksActivity,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,113 @@
+// Row types of every table, for Kysely. Platform tables live here; each module declares its own
+// in <module>-tables.ts and is merged into DB below.
+import type { ActivityTables } from '../modules/activity-log/activity-tables.ts';
+import type { CrmTables } from '../modules/crm/crm-tables.ts';
+import type { TaskTables } from '../modules/tasks/task-tables.ts';
+
+export interface InstallationTable {
+  key: string;
+  value: string;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  /** JSON object {module: boolean}; a module absent from it is enabled. */
+  modules: string;
+  /** JSON array of allowed /mcp credential kinds. */
+  mcp_auth_methods: string;
+  rate_limit_per_minute: number | null;
+  credit_units: number | null;
+  monthly_cap_units: number | null;
+  /** JSON object {resource_type: max count}. */
+  entitlements: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface CredentialsTable {
+  workspace_id: string;
+  id: string;
+  kind: 'api_key' | 'mcp_token';
+  name: string;
+  scopes: string;
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CallEventsTable {
+  workspace_id: string;
+  id: string;
+  request_id: string;
+  occurred_at: string;
+  kind: 'api_request' | 'mcp_tool_call';
+  route: string;
+  method: string;
+  credential_id: string | null;
+  credential_path: string;
+  http_status: number;
+  error_code: string | null;
+  duration_ms: number;
+  units: number;
+  billed_units: number;
+}
+
+export interface AuditEventsTable {
+  workspace_id: string;
+  id: string;
+  request_id: string;
+  occurred_at: string;
+  actor_type: 'api_key' | 'mcp_token' | 'operator' | 'system';
+  actor_credential_id: string | null;
+  actor_name: string;
+  surface: 'rest' | 'mcp' | 'admin' | 'cli' | 'system';
+  tool: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  status: string;
+  changed_fields: string;
+}
+
+export interface OutboxEventsTable {
+  workspace_id: string;
+  id: string;
+  request_id: string;
+  name: string;
+  occurred_at: string;
+  target_type: string | null;
+  target_id: string | null;
+  payload: string;
+  published_at: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  resource_type: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  resource_id: string | null;
+  created_at: string;
+}
+
+export interface BillingUsageTable {
+  workspace_id: string;
+  period: string;
+  billed_units: number;
+}
+
+export interface PlatformTables {
+  installation: InstallationTable;
+  workspaces: WorkspacesTable;
+  credentials: CredentialsTable;
+  call_events: CallEventsTable;
+  audit_events: AuditEventsTable;
+  outbox_events: OutboxEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  billing_usage: BillingUsageTable;
+}
+
+export interface DB extends PlatformTables, CrmTables, TaskTables, ActivityTables {}

@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { checkRelatedRecord } from '../../core/related-record.ts';
+import { Strict } from '../../core/schema.ts';
+import { insertActivity, searchActivities, toActivity } from './activity-store.ts';
+
+export const activityRecord: RecordType = {
+  type: 'activity',
+  module: 'activity_log',
+  table: 'activities',
+  collection: '/v1/activities',
+  key: 'activity',
+  readScope: 'activity:read',
+  toResource: toActivity,
+};
+
+const activityType = Type.Union([
+  Type.Literal('note'),
+  Type.Literal('call'),
+  Type.Literal('email'),
+  Type.Literal('meeting'),
+  Type.Literal('agent_action'),
+]);
+
+export const logActivity = defineOperation({
+  name: 'log_activity',
+  module: 'activity_log',
+  scopes: ['activity:write'],
+  kind: 'create',
+  creates: 'activity',
+  summary: 'Log an activity',
+  description:
+    'Records something that happened (a note, call, email, meeting or an agent\'s own action) in the ' +
+    'activity log, optionally about a contact, company, deal, task or support ticket (which must exist). ' +
+    'occurred_at defaults to now. Agents should log what they did with type agent_action. Send an ' +
+    'idempotency_key so a retry logs it once. Emits activity.logged.',
+  input: Strict({
+    type: activityType,
+    summary: Type.String({ minLength: 1, maxLength: 1000 }),
+    body: Type.Optional(Type.String({ maxLength: 100_000 })),
+    related_resource_type: Type.Optional(
+      Type.Union([
+        Type.Literal('contact'),
+        Type.Literal('company'),
+        Type.Literal('deal'),
+        Type.Literal('task'),
+        Type.Literal('support_ticket'),
+      ]),
+    ),
+    related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
+    occurred_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; defaults to now.' })),
+  }),
+  rest: { method: 'POST', path: '/v1/activities' },
+  responseKey: 'activity',
+  handler: async (ctx, input) => {
+    await checkRelatedRecord(ctx, input);
+    const activity = await insertActivity(ctx.db, {
+      workspace_id: ctx.workspaceId,
+      id: newId('act'),
+      type: input.type,
+      summary: input.summary,
+      body: input.body ?? null,
+      related_resource_type: input.related_resource_type ?? null,
+      related_resource_id: input.related_resource_id ?? null,
+      occurred_at: input.occurred_at ? new Date(input.occurred_at).toISOString() : ctx.now,
+      actor_type: ctx.actor.type,
+      actor_credential_id: ctx.actor.credentialId,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    });
+    ctx.audit({ targetType: 'activity', targetId: activity.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'activity.logged', targetType: 'activity', targetId: activity.id, data: activity });
+    return { body: { activity }, createdId: activity.id };
+  },
+});
+
+export const searchActivityOperation = defineOperation({
+  name: 'search_activity',
+  module: 'activity_log',
+  scopes: ['activity:read'],
+  kind: 'read',
+  summary: 'Search the activity log',
+  description:
+    'Lists activities, newest logged first. `query` matches summary and body case-insensitively; type ' +
+    'narrows to one kind. Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    type: Type.Optional(activityType),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/activities' },
+  responseKey: 'activities',
+  handler: async (ctx, input) => {
+    const page = await searchActivities(ctx.db, ctx.workspaceId, input, pageRequest('search_activity', input));
+    return { body: listBody('activities', page) };
+  },
+});

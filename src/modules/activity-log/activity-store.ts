@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import type { ActivitiesTable } from './activity-tables.ts';
+
+export function toActivity(row: ActivitiesTable) {
+  return {
+    id: row.id,
+    type: row.type,
+    summary: row.summary,
+    body: row.body,
+    related_resource_type: row.related_resource_type,
+    related_resource_id: row.related_resource_id,
+    occurred_at: row.occurred_at,
+    actor: { type: row.actor_type, credential_id: row.actor_credential_id },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function insertActivity(db: Kysely<DB>, row: ActivitiesTable) {
+  await db.insertInto('activities').values(row).execute();
+  return toActivity(row);
+}
+
+export async function searchActivities(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { query?: string; type?: ActivitiesTable['type'] },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('activities').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.type) query = query.where('type', '=', filters.type);
+  if (filters.query) query = query.where(matchesText(['summary', 'body'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toActivity) };
+}
+
+/** Activity counts by type for get_workspace_summary, in one query. */
+export async function activityCounts(db: Kysely<DB>, workspaceId: string) {
+  const rows = await db
+    .selectFrom('activities')
+    .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .groupBy('type')
+    .execute();
+  const byType: Record<string, number> = { note: 0, call: 0, email: 0, meeting: 0, agent_action: 0 };
+  for (const row of rows) byType[row.type] = Number(row.n);
+  return { total: Object.values(byType).reduce((a, b) => a + b, 0), by_type: byType };
+}

@@ -1,0 +1,72 @@
+import type { Kysely } from 'kysely';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import type { TasksTable } from './task-tables.ts';
+
+export type TaskStatus = TasksTable['status'];
+
+export function toTask(row: TasksTable) {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    due_at: row.due_at,
+    assignee_id: row.assignee_id,
+    related_resource_type: row.related_resource_type,
+    related_resource_id: row.related_resource_id,
+    completed_note: row.completed_note,
+    completed_at: row.completed_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function insertTask(db: Kysely<DB>, row: TasksTable) {
+  await db.insertInto('tasks').values(row).execute();
+  return toTask(row);
+}
+
+export async function findTask(db: Kysely<DB>, workspaceId: string, taskId: string) {
+  return db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', taskId)
+    .executeTakeFirst();
+}
+
+export async function updateTaskRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  taskId: string,
+  changes: Partial<Pick<TasksTable, 'status' | 'completed_note' | 'completed_at' | 'updated_at'>>,
+) {
+  await db.updateTable('tasks').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', taskId).execute();
+}
+
+export async function listTasks(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { status?: TaskStatus; assignee_id?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('tasks').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.assignee_id) query = query.where('assignee_id', '=', filters.assignee_id);
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toTask) };
+}
+
+/** Task counts by status for get_workspace_summary, in one query. */
+export async function taskCounts(db: Kysely<DB>, workspaceId: string) {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .groupBy('status')
+    .execute();
+  const counts = { open: 0, completed: 0, canceled: 0 };
+  for (const row of rows) counts[row.status] = Number(row.n);
+  return counts;
+}

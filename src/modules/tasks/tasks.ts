@@ -1,0 +1,171 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { checkRelatedRecord } from '../../core/related-record.ts';
+import { Strict } from '../../core/schema.ts';
+import { findTask, insertTask, listTasks, type TaskStatus, toTask, updateTaskRow } from './task-store.ts';
+
+export const taskRecord: RecordType = {
+  type: 'task',
+  module: 'tasks',
+  table: 'tasks',
+  collection: '/v1/tasks',
+  key: 'task',
+  readScope: 'tasks:read',
+  toResource: toTask,
+};
+
+const status = Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('canceled')]);
+const taskId = Type.String({ minLength: 1, description: 'ID of the task (tsk_...).' });
+
+export const createTask = defineOperation({
+  name: 'create_task',
+  module: 'tasks',
+  scopes: ['tasks:write'],
+  kind: 'create',
+  creates: 'task',
+  summary: 'Create a task',
+  description:
+    'Creates an open task, optionally assigned (assignee_id: a user or agent ID) and linked to a contact, ' +
+    'company, deal or support ticket (related_resource_type with related_resource_id, which must exist). ' +
+    'Send an idempotency_key so a retry returns the same task. Writes an audit event and emits task.created.',
+  input: Strict({
+    title: Type.String({ minLength: 1, maxLength: 500 }),
+    description: Type.Optional(Type.String({ maxLength: 20_000 })),
+    status: Type.Optional(Type.Literal('open', { description: 'New tasks are always open.' })),
+    due_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 date-time.' })),
+    assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    related_resource_type: Type.Optional(
+      Type.Union([Type.Literal('contact'), Type.Literal('company'), Type.Literal('deal'), Type.Literal('support_ticket')]),
+    ),
+    related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  rest: { method: 'POST', path: '/v1/tasks' },
+  responseKey: 'task',
+  handler: async (ctx, input) => {
+    await checkRelatedRecord(ctx, input);
+    const task = await insertTask(ctx.db, {
+      workspace_id: ctx.workspaceId,
+      id: newId('tsk'),
+      title: input.title,
+      description: input.description ?? null,
+      status: 'open',
+      due_at: input.due_at ?? null,
+      assignee_id: input.assignee_id ?? null,
+      related_resource_type: input.related_resource_type ?? null,
+      related_resource_id: input.related_resource_id ?? null,
+      completed_note: null,
+      completed_at: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    });
+    ctx.audit({ targetType: 'task', targetId: task.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'task.created', targetType: 'task', targetId: task.id, data: task });
+    return { body: { task }, createdId: task.id };
+  },
+});
+
+export const listTasksOperation = defineOperation({
+  name: 'list_tasks',
+  module: 'tasks',
+  scopes: ['tasks:read'],
+  kind: 'read',
+  summary: 'List tasks',
+  description:
+    'Lists tasks, newest first, filtered by status and assignee_id. Pass next_cursor back as cursor, with ' +
+    'the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(status),
+    assignee_id: Type.Optional(Type.String({ minLength: 1 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/tasks' },
+  responseKey: 'tasks',
+  handler: async (ctx, input) => {
+    const page = await listTasks(ctx.db, ctx.workspaceId, input, pageRequest('list_tasks', input));
+    return { body: listBody('tasks', page) };
+  },
+});
+
+const EVENT_FOR_STATUS: Record<TaskStatus, string> = {
+  completed: 'task.completed',
+  canceled: 'task.canceled',
+  open: 'task.reopened',
+};
+
+/** Shared by update_task and the deprecated complete_task: one way to change a task. */
+async function changeTask(
+  ctx: OperationContext,
+  id: string,
+  change: { status?: TaskStatus; completed_note?: string },
+) {
+  const row = await findTask(ctx.db, ctx.workspaceId, id);
+  if (!row) throw notFound('task');
+  const changes: Parameters<typeof updateTaskRow>[3] = { updated_at: ctx.now };
+  const changedFields: string[] = [];
+  if (change.status !== undefined && change.status !== row.status) {
+    changes.status = change.status;
+    changes.completed_at = change.status === 'completed' ? ctx.now : null;
+    changedFields.push('status');
+  }
+  if (change.completed_note !== undefined && change.completed_note !== row.completed_note) {
+    changes.completed_note = change.completed_note;
+    changedFields.push('completed_note');
+  }
+  await updateTaskRow(ctx.db, ctx.workspaceId, id, changes);
+  const task = toTask({ ...row, ...changes });
+  ctx.audit({ targetType: 'task', targetId: id, changedFields });
+  const event = changes.status ? EVENT_FOR_STATUS[changes.status] : 'task.updated';
+  ctx.emit({ name: event, targetType: 'task', targetId: id, data: task });
+  return task;
+}
+
+export const updateTask = defineOperation({
+  name: 'update_task',
+  module: 'tasks',
+  scopes: ['tasks:write'],
+  kind: 'update',
+  summary: 'Update a task',
+  description:
+    'Sets a task\'s status (open, completed or canceled, in any direction: this completes, cancels or ' +
+    'reopens it) and/or its completed_note. Retries are safe: send the same end state. Writes an audit ' +
+    'event naming the changed fields and emits task.completed, task.canceled, task.reopened or task.updated.',
+  input: Strict({
+    task_id: taskId,
+    status: Type.Optional(status),
+    completed_note: Type.Optional(Type.String({ maxLength: 20_000 })),
+  }),
+  rest: { method: 'PATCH', path: '/v1/tasks/{task_id}' },
+  responseKey: 'task',
+  handler: async (ctx, input) => {
+    if (input.status === undefined && input.completed_note === undefined) {
+      throw validationFailed([{ field: 'status', message: 'send status and/or completed_note' }]);
+    }
+    return { body: { task: await changeTask(ctx, input.task_id, input) } };
+  },
+});
+
+export const completeTask = defineOperation({
+  name: 'complete_task',
+  module: 'tasks',
+  scopes: ['tasks:write'],
+  kind: 'update',
+  deprecated: { replacedBy: 'update_task' },
+  summary: 'Complete a task (deprecated)',
+  description:
+    'Deprecated: use update_task with status completed. Marks a task completed and stores completed_note ' +
+    'when given. Emits task.completed.',
+  input: Strict({
+    task_id: taskId,
+    completed_note: Type.Optional(Type.String({ maxLength: 20_000 })),
+  }),
+  rest: { method: 'PATCH', path: '/v1/tasks/{task_id}' },
+  responseKey: 'task',
+  handler: async (ctx, input) => ({
+    body: { task: await changeTask(ctx, input.task_id, { status: 'completed', completed_note: input.completed_note }) },
+  }),
+});

@@ -1,0 +1,63 @@
+import type { OperationDefinition } from './core/define-operation.ts';
+import type { ModuleDefinition } from './core/module.ts';
+import { recordLookupOperation } from './core/record-lookup.ts';
+import type { RecordType } from './core/record-types.ts';
+import { activityLogModule } from './modules/activity-log/index.ts';
+import { crmModule } from './modules/crm/index.ts';
+import { tasksModule } from './modules/tasks/index.ts';
+import { workspaceModule } from './modules/workspace/index.ts';
+
+export interface RestRoute {
+  method: string;
+  path: string;
+  /** The operation serving the route; deprecated operations sharing it are listed for the docs. */
+  operation: OperationDefinition;
+  shared: OperationDefinition[];
+}
+
+export interface Registry {
+  operations: OperationDefinition[];
+  byName: ReadonlyMap<string, OperationDefinition>;
+  recordTypes: ReadonlyMap<string, RecordType>;
+  routes: RestRoute[];
+  modules: ModuleDefinition[];
+}
+
+const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule];
+
+/** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
+export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {
+  const all = [...modules, workspaceModule(modules.flatMap((m) => m.summary ?? []))];
+  const recordTypes = new Map<string, RecordType>();
+  for (const recordType of all.flatMap((m) => m.recordTypes ?? [])) {
+    if (recordTypes.has(recordType.type)) throw new Error(`Duplicate record type ${recordType.type}`);
+    recordTypes.set(recordType.type, recordType);
+  }
+  const operations = [
+    ...all.flatMap((m) => m.operations),
+    ...[...recordTypes.values()].map(recordLookupOperation),
+  ];
+
+  const byName = new Map<string, OperationDefinition>();
+  for (const op of operations) {
+    if (byName.has(op.name)) throw new Error(`Duplicate operation name ${op.name}`);
+    byName.set(op.name, op);
+  }
+
+  // A route belongs to one current operation; deprecated operations may share their replacement's route.
+  const routes = new Map<string, RestRoute>();
+  for (const op of operations.filter((o) => !o.deprecated)) {
+    const key = `${op.rest.method} ${op.rest.path}`;
+    if (routes.has(key)) throw new Error(`Two operations claim ${key}: ${routes.get(key)!.operation.name}, ${op.name}`);
+    routes.set(key, { method: op.rest.method, path: op.rest.path, operation: op, shared: [] });
+  }
+  for (const op of operations.filter((o) => o.deprecated)) {
+    const replacement = byName.get(op.deprecated!.replacedBy);
+    if (!replacement) throw new Error(`${op.name} is replaced by unknown ${op.deprecated!.replacedBy}`);
+    const key = `${op.rest.method} ${op.rest.path}`;
+    const route = routes.get(key);
+    if (route) route.shared.push(op);
+    else routes.set(key, { method: op.rest.method, path: op.rest.path, operation: op, shared: [] });
+  }
+  return { operations, byName, recordTypes, routes: [...routes.values()], modules: all };
+}

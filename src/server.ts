@@ -1,0 +1,45 @@
+import { bootstrap, firstStartMessage } from './admin/bootstrap.ts';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { sweepExpiredKeys } from './core/idempotency.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Starts the service: migrations, first-start bootstrap, listen, and a graceful stop on SIGTERM/SIGINT. */
+export async function serve(config: Config): Promise<void> {
+  const { app, deps } = await buildApp({ config });
+  const first = await bootstrap(deps.database.db, config, deps.clock);
+  const message = firstStartMessage(first, config);
+  if (message) process.stdout.write(message);
+
+  const sweep = setInterval(() => {
+    sweepExpiredKeys(deps.database.db, deps.clock.now(), { system: true }).catch((err) =>
+      deps.logger.error({ err }, 'idempotency key sweep failed'),
+    );
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+
+  await app.listen({ port: config.port, host: config.host });
+  deps.logger.info(
+    { database: deps.database.dialect, location: deps.database.location },
+    `wos listening: REST ${config.publicUrl}/v1, MCP ${config.publicUrl}/mcp, docs ${config.publicUrl}/docs`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'stopping: finishing in-flight requests');
+    clearInterval(sweep);
+    const force = setTimeout(() => {
+      deps.logger.warn('in-flight requests did not finish in 10 s; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    await app.close(); // stops accepting, waits for in-flight requests, then closes the database (onClose)
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,172 @@
+// MCP over Streamable HTTP, stateless, JSON responses: POST /mcp takes one JSON-RPC 2.0 message.
+// Authentication happens before any method; tools/call goes through the same pipeline as REST.
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, type Principal } from '../../core/auth.ts';
+import { isModuleName } from '../../core/catalogue.ts';
+import { type ErrorEnvelope, fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
+import { MALFORMED_JSON, type PipelineDeps, runOperation } from '../../core/run-operation.ts';
+import { sendError } from '../http-errors.ts';
+import { visibleTools } from './mcp-tools.ts';
+
+const TOOLS_PAGE_SIZE = 100;
+const SERVER_INFO = { name: 'wos', title: 'Workspace Operations Service', version: '0.1.0' };
+const INSTRUCTIONS =
+  'Business records and analytics of one workspace. Call get_workspace_summary to orient yourself. ' +
+  'Send an idempotency_key on every create you may retry. Errors come back as isError results whose ' +
+  'structuredContent.error has code, message and request_id.';
+
+type JsonRpcId = string | number | null;
+
+const JSONRPC = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  serverError: -32001,
+} as const;
+
+function rpcError(id: JsonRpcId, code: number, message: string, envelope?: ErrorEnvelope) {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(envelope ? { data: envelope } : {}) } };
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const { hostname } = new URL(origin);
+    return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]' || hostname.endsWith('.localhost');
+  } catch {
+    return false;
+  }
+}
+
+function toolResult(body: Record<string, unknown>, isError: boolean) {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): void {
+  const envelope = (error: ServiceError, request: FastifyRequest) =>
+    toEnvelope(error, request.id, deps.config.publicUrl);
+
+  const originAllowed = (origin: string | undefined) =>
+    origin === undefined ||
+    (deps.config.mcpAllowedOrigins.length ? deps.config.mcpAllowedOrigins.includes(origin) : isLoopbackOrigin(origin));
+
+  app.post('/mcp', async (request, reply) => {
+    const body = request.body as unknown;
+    const message = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    const id: JsonRpcId =
+      message && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
+
+    const failHttp = (error: ServiceError) => {
+      if (error.status === 401) reply.header('www-authenticate', 'Bearer');
+      return reply.code(error.status).send(rpcError(id, JSONRPC.serverError, error.message, envelope(error, request)));
+    };
+
+    if (!originAllowed(request.headers.origin)) return failHttp(fail('origin_not_allowed'));
+
+    let principal: Principal;
+    try {
+      principal = await authenticate(deps.database.db, request.headers.authorization, 'mcp');
+    } catch (thrown) {
+      return failHttp(thrown as ServiceError);
+    }
+
+    let moduleFilter: Set<string> | undefined;
+    const modulesParam = (request.query as Record<string, unknown>).modules;
+    if (typeof modulesParam === 'string' && modulesParam.trim() !== '') {
+      moduleFilter = new Set(modulesParam.split(',').map((m) => m.trim()));
+      const unknown = [...moduleFilter].find((m) => !isModuleName(m));
+      if (unknown) {
+        const error = validationFailed([{ field: 'modules', message: `${unknown} is not a module` }]);
+        return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, error.message, envelope(error, request)));
+      }
+    }
+
+    if (body === MALFORMED_JSON) {
+      const error = validationFailed([{ field: '(body)', message: 'is not valid JSON' }]);
+      return reply.code(400).send(rpcError(null, JSONRPC.parseError, 'Parse error', envelope(error, request)));
+    }
+    if (!message || message.jsonrpc !== '2.0' || (message.method !== undefined && typeof message.method !== 'string')) {
+      const error = validationFailed([{ field: '(body)', message: 'must be one JSON-RPC 2.0 message' }]);
+      return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
+    }
+    // Notifications (no id) and responses from the client need no answer.
+    if (message.method === undefined || !('id' in message)) return reply.code(202).send();
+
+    return handleRequest(request, reply, message, id ?? null, principal, moduleFilter);
+  });
+
+  async function handleRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    message: Record<string, unknown>,
+    id: JsonRpcId,
+    principal: Principal,
+    moduleFilter: Set<string> | undefined,
+  ) {
+    const params = (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<
+      string,
+      unknown
+    >;
+    const result = (value: unknown) => reply.send({ jsonrpc: '2.0', id, result: value });
+
+    switch (message.method) {
+      case 'initialize': {
+        const requested = String(params.protocolVersion ?? '');
+        return result({
+          protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: SERVER_INFO,
+          instructions: INSTRUCTIONS,
+        });
+      }
+      case 'ping':
+        return result({});
+      case 'tools/list': {
+        const tools = visibleTools(deps.registry, principal, moduleFilter);
+        let start = 0;
+        if (params.cursor !== undefined) {
+          start = Number.parseInt(Buffer.from(String(params.cursor), 'base64url').toString('utf8'), 10);
+          if (!Number.isInteger(start) || start < 0 || start >= tools.length) {
+            const error = validationFailed([{ field: 'cursor', message: 'is not a cursor tools/list issued' }]);
+            return reply.send(rpcError(id, JSONRPC.invalidParams, 'Invalid cursor', envelope(error, request)));
+          }
+        }
+        const page = tools.slice(start, start + TOOLS_PAGE_SIZE);
+        const next = start + TOOLS_PAGE_SIZE < tools.length ? Buffer.from(String(start + TOOLS_PAGE_SIZE)).toString('base64url') : undefined;
+        return result(next ? { tools: page, nextCursor: next } : { tools: page });
+      }
+      case 'tools/call': {
+        const name = typeof params.name === 'string' ? params.name : '';
+        const outcome = await runOperation(deps, {
+          surface: 'mcp',
+          requestId: request.id,
+          route: name,
+          method: 'tools/call',
+          toolName: name,
+          operation: deps.registry.byName.get(name)?.mcp ? deps.registry.byName.get(name) : undefined,
+          input: params.arguments ?? {},
+          coerce: false,
+          principal,
+          moduleFilter,
+        });
+        reply.headers(outcome.headers);
+        if (outcome.ok) return result(toolResult(outcome.body, false));
+        return result(toolResult(envelope(outcome.error, request) as unknown as Record<string, unknown>, true));
+      }
+      default: {
+        const error = validationFailed([{ field: 'method', message: 'is not a method this MCP server supports' }]);
+        return reply.send(rpcError(id, JSONRPC.methodNotFound, 'Method not found', envelope(error, request)));
+      }
+    }
+  }
+
+  const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    sendError(reply, fail('method_not_allowed', { allow: ['POST'], message: 'This MCP endpoint is stateless: POST one JSON-RPC message.' }), deps.config.publicUrl);
+  app.get('/mcp', methodNotAllowed);
+  app.delete('/mcp', methodNotAllowed);
+}

@@ -1,0 +1,74 @@
+import type { Principal } from '../../core/auth.ts';
+import { isModuleEnabled } from '../../core/auth.ts';
+import type { OperationDefinition } from '../../core/define-operation.ts';
+import type { Registry } from '../../registry.ts';
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  _meta: Record<string, unknown>;
+}
+
+const toolCache = new WeakMap<OperationDefinition, McpTool>();
+
+/** The MCP tool of an operation: its strict JSON Schema as inputSchema, hints from its kind. */
+export function toMcpTool(op: OperationDefinition): McpTool {
+  let tool = toolCache.get(op);
+  if (!tool) {
+    const description = op.deprecated
+      ? `DEPRECATED: use ${op.deprecated.replacedBy}. ${op.description}`
+      : op.description;
+    tool = {
+      name: op.name,
+      title: op.summary,
+      description,
+      inputSchema: JSON.parse(JSON.stringify(op.input)),
+      annotations: {
+        title: op.summary,
+        readOnlyHint: op.kind === 'read',
+        destructiveHint: op.kind === 'update' || op.kind === 'archive',
+        idempotentHint: op.kind === 'read' || op.kind === 'update' || op.kind === 'archive',
+        openWorldHint: false,
+      },
+      _meta: {
+        module: op.module,
+        scopes: op.scopes,
+        scope_mode: op.scopeMode,
+        rest: `${op.rest.method} ${op.rest.path}`,
+        deprecated: Boolean(op.deprecated),
+        replaced_by: op.deprecated?.replacedBy ?? null,
+        dry_run: op.dryRun,
+        extension: Boolean(op.extension),
+      },
+    };
+    toolCache.set(op, tool);
+  }
+  return tool;
+}
+
+export function canCall(op: OperationDefinition, principal: Principal): boolean {
+  const held = op.scopes.filter((scope) => principal.credential.scopes.has(scope)).length;
+  return op.scopeMode === 'all' ? held === op.scopes.length : held > 0;
+}
+
+/** Tools this credential can call now: MCP-exposed, module enabled and selected, scopes held. */
+export function visibleTools(registry: Registry, principal: Principal, moduleFilter?: ReadonlySet<string>): McpTool[] {
+  return registry.operations
+    .filter(
+      (op) =>
+        op.mcp &&
+        isModuleEnabled(principal.workspace, op.module) &&
+        (!moduleFilter || moduleFilter.has(op.module)) &&
+        canCall(op, principal),
+    )
+    .map(toMcpTool);
+}
