@@ -77,7 +77,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   // JSON bodies are parsed here but judged later: a malformed body fails at the pipeline's validate stage,
   // after authentication, as validation_failed.
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     if (text === '') return done(null, undefined);
     try {

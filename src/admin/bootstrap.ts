@@ -15,43 +15,45 @@ export interface FirstStart {
   workspace?: { id: string; name: string; apiKey: string; mcpToken: string };
 }
 
-/**
- * Makes sure an operator token exists (WOS_ADMIN_TOKEN, or one generated now and shown once) and, on the
- * very first start, a "Default" workspace with an API key and an MCP token holding every scope.
- */
-export async function bootstrap(db: Kysely<DB>, config: Config, clock: Clock): Promise<FirstStart> {
-  const result: FirstStart = {};
-  const stored = await db.selectFrom('installation').select('value').where('key', '=', OPERATOR_TOKEN_KEY).executeTakeFirst();
+/** WOS_ADMIN_TOKEN becomes the operator token; without it, one is generated on first start and returned once. */
+export async function ensureOperatorToken(db: Kysely<DB>, config: Config): Promise<string | undefined> {
   if (config.adminToken) {
+    const hash = hashToken(config.adminToken);
     await db
       .insertInto('installation')
-      .values({ key: OPERATOR_TOKEN_KEY, value: hashToken(config.adminToken) })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: hashToken(config.adminToken!) }))
+      .values({ key: OPERATOR_TOKEN_KEY, value: hash })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: hash }))
       .execute();
-  } else if (!stored) {
-    result.operatorToken = generateToken('operator');
-    await db.insertInto('installation').values({ key: OPERATOR_TOKEN_KEY, value: hashToken(result.operatorToken) }).execute();
+    return undefined;
   }
+  const stored = await db.selectFrom('installation').select('value').where('key', '=', OPERATOR_TOKEN_KEY).executeTakeFirst();
+  if (stored) return undefined;
+  const token = generateToken('operator');
+  await db.insertInto('installation').values({ key: OPERATOR_TOKEN_KEY, value: hashToken(token) }).execute();
+  return token;
+}
 
+/** On the very first start, a "Default" workspace with an API key and an MCP token holding every scope. */
+export async function ensureDefaultWorkspace(db: Kysely<DB>, config: Config, clock: Clock): Promise<FirstStart['workspace']> {
   const anyWorkspace = await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
-  if (!anyWorkspace) {
-    const call = {
-      db,
-      clock,
-      requestId: newId('req'),
-      surface: 'cli' as const,
-      defaultRateLimitPerMinute: config.defaultRateLimitPerMinute,
-    };
-    const workspace = await createWorkspace(call, { name: 'Default' });
-    const apiKey = await createCredential(call, workspace.id, { kind: 'api_key', name: 'Default API key', scopes: [...SCOPES] });
-    const mcpToken = await createCredential(call, workspace.id, {
-      kind: 'mcp_token',
-      name: 'Default MCP token',
-      scopes: [...SCOPES],
-    });
-    result.workspace = { id: workspace.id, name: workspace.name, apiKey: apiKey.token, mcpToken: mcpToken.token };
-  }
-  return result;
+  if (anyWorkspace) return undefined;
+  const call = {
+    db,
+    clock,
+    requestId: newId('req'),
+    surface: 'cli' as const,
+    defaultRateLimitPerMinute: config.defaultRateLimitPerMinute,
+  };
+  const workspace = await createWorkspace(call, { name: 'Default' });
+  const apiKey = await createCredential(call, workspace.id, { kind: 'api_key', name: 'Default API key', scopes: [...SCOPES] });
+  const mcpToken = await createCredential(call, workspace.id, { kind: 'mcp_token', name: 'Default MCP token', scopes: [...SCOPES] });
+  return { id: workspace.id, name: workspace.name, apiKey: apiKey.token, mcpToken: mcpToken.token };
+}
+
+export async function bootstrap(db: Kysely<DB>, config: Config, clock: Clock): Promise<FirstStart> {
+  const operatorToken = await ensureOperatorToken(db, config);
+  const workspace = await ensureDefaultWorkspace(db, config, clock);
+  return { ...(operatorToken ? { operatorToken } : {}), ...(workspace ? { workspace } : {}) };
 }
 
 export async function verifyOperator(db: Kysely<DB>, authorization: string | undefined): Promise<void> {
