@@ -1,5 +1,5 @@
 import type { OperationDefinition } from './core/define-operation.ts';
-import type { ModuleDefinition } from './core/module.ts';
+import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/module.ts';
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { activityLogModule } from './modules/activity-log/index.ts';
@@ -21,6 +21,9 @@ export interface Registry {
   recordTypes: ReadonlyMap<string, RecordType>;
   routes: RestRoute[];
   modules: ModuleDefinition[];
+  /** Every domain event type the modules declare: the integration event catalogue. */
+  eventTypes: ReadonlyMap<string, DomainEventType>;
+  eventConsumers: EventConsumer[];
 }
 
 const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule];
@@ -59,5 +62,11 @@ export function buildRegistry(modules: ModuleDefinition[] = businessModules): Re
     if (route) route.shared.push(op);
     else routes.set(key, { method: op.rest.method, path: op.rest.path, operation: op, shared: [] });
   }
-  return { operations, byName, recordTypes, routes: [...routes.values()], modules: all };
+  const eventTypes = new Map<string, DomainEventType>();
+  for (const eventType of all.flatMap((m) => m.events ?? [])) {
+    if (eventTypes.has(eventType.name)) throw new Error(`Duplicate domain event type ${eventType.name}`);
+    eventTypes.set(eventType.name, eventType);
+  }
+  const eventConsumers = all.flatMap((m) => m.eventConsumers ?? []);
+  return { operations, byName, recordTypes, routes: [...routes.values()], modules: all, eventTypes, eventConsumers };
 }

@@ -54,11 +54,11 @@ describe('operation registry', () => {
     expect(documented, `${op.rest.method} ${op.rest.path} in OpenAPI`).toBeDefined();
     if (!op.deprecated) expect(documented.operationId).toBe(op.name);
 
-    // MCP: every tool except REST record lookups, with the same strict schema.
+    // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.
     const tool = tools.find((t) => t.name === op.name);
     if (!op.mcp) {
       expect(tool).toBeUndefined();
-      expect(op.name.startsWith('get_')).toBe(true);
+      expect(op.kind).toBe('read');
       return;
     }
     expect(tool).toBeDefined();

@@ -12,6 +12,11 @@ export interface OperationResult {
   /** For creates: the ID the idempotency key binds to. */
   createdId?: string;
   status?: number;
+  /**
+   * REST-only reads may answer with another media type (an iCalendar feed): REST sends this payload
+   * as-is instead of the JSON body.
+   */
+  raw?: { contentType: string; payload: string | Buffer };
 }
 
 export interface OperationSpec<P extends TProperties> {
@@ -27,7 +32,15 @@ export interface OperationSpec<P extends TProperties> {
   /** Written for an agent: what it does, when to use it, its side effects. */
   description: string;
   input: TObject<P>;
-  rest: { method: HttpMethod; path: string };
+  rest: {
+    method: HttpMethod;
+    path: string;
+    /**
+     * For a deprecated operation sharing its replacement's route: serve the route when this matches the
+     * raw REST input (e.g. a body with dry_run true previews as the deprecated tool does).
+     */
+    when?: (input: Record<string, unknown>) => boolean;
+  };
   /** False only for REST record lookups (GET /v1/<collection>/{id}); every tool is on both surfaces. */
   mcp?: boolean;
   deprecated?: { replacedBy: string };

@@ -1,6 +1,8 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/tables.ts';
+import type { DB, OutboxEventsTable } from '../db/tables.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
+import type { Clock } from './clock.ts';
 import type { OperationDefinition } from './define-operation.ts';
 import type { RecordType } from './record-types.ts';
 
@@ -10,7 +12,25 @@ export interface SummarySection {
   scope: Scope;
   /** Key of the section in the summary, e.g. crm. */
   key: string;
+  /** One query per module: the summary must stay fast on large workspaces. */
   compute(db: Kysely<DB>, workspaceId: string, now: string): Promise<Record<string, unknown>>;
+}
+
+/** A domain event name a module emits, for the integration event catalogue. Undeclared names fail loudly. */
+export interface DomainEventType {
+  name: string;
+  description: string;
+  /** JSON Schema of the event's data, where it helps a subscriber. */
+  schema?: TSchema;
+}
+
+/**
+ * Runs inside the transaction of every write that emitted domain events, after they are stored in the
+ * outbox (webhook deliveries, notification rules): what it writes commits or rolls back with the write.
+ */
+export interface EventConsumer {
+  name: string;
+  consume(db: Kysely<DB>, events: OutboxEventsTable[], clock: Clock): Promise<void>;
 }
 
 export interface ModuleDefinition {
@@ -18,4 +38,6 @@ export interface ModuleDefinition {
   operations: OperationDefinition[];
   recordTypes?: RecordType[];
   summary?: SummarySection[];
+  events?: DomainEventType[];
+  eventConsumers?: EventConsumer[];
 }

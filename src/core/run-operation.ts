@@ -1,6 +1,7 @@
 // The execution pipeline. Both surfaces call runOperation(); its stages run in this order:
 //   1 authenticate  2 workspace  3 tool  4 module  5 scopes  6 rate limit  7 billing  8 validate
-//   9 transaction { idempotency -> handler -> audit + outbox + billing + call event }  10 response
+//   9 transaction { idempotency -> handler -> audit + outbox (+ event consumers) + billing + call event }
+//  10 response
 // A failure at any stage after the workspace is known still records the call event, outside the
 // rolled-back transaction. docs/architecture.md draws the same diagram.
 import { performance } from 'node:perf_hooks';
@@ -56,7 +57,13 @@ export interface Call {
 }
 
 export type CallOutcome =
-  | { ok: true; status: number; body: Record<string, unknown>; headers: Record<string, string> }
+  | {
+      ok: true;
+      status: number;
+      body: Record<string, unknown>;
+      headers: Record<string, string>;
+      raw?: { contentType: string; payload: string | Buffer };
+    }
   | { ok: false; error: ServiceError; headers: Record<string, string> };
 
 class DryRunRollback extends Error {
@@ -166,7 +173,10 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         scopes: credential.scopes,
         enabledModule: (module) => isModuleEnabled(workspace, module),
         audit: (entry) => audits.push(entry),
-        emit: (event) => events.push(event),
+        emit: (event) => {
+          if (!deps.registry.eventTypes.has(event.name)) throw new Error(`Undeclared domain event ${event.name}`);
+          events.push(event);
+        },
         requireRecord: async (type, id) => {
           const recordType = deps.registry.recordTypes.get(type);
           const record = recordType && (await loadRecord(trx, workspace.id, recordType, id));
@@ -216,6 +226,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       const outboxRows: OutboxEventsTable[] = events.map((e) => outboxRow(workspace.id, call.requestId, nowIso, e));
       await insertAuditEvents(trx, auditRows);
       await insertOutboxEvents(trx, outboxRows);
+      if (outboxRows.length) {
+        for (const consumer of deps.registry.eventConsumers) await consumer.consume(trx, outboxRows, deps.clock);
+      }
       await consumeUnits(trx, workspace, 1, now);
       await insertCallEvent(trx, callEvent(status));
       return { result, status };
@@ -241,6 +254,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       status: executed.status,
       body: { ...executed.result.body, request_id: call.requestId },
       headers,
+      ...(executed.result.raw ? { raw: executed.result.raw } : {}),
     };
   } catch (thrown) {
     const error = asServiceError(thrown);

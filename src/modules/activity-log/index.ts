@@ -7,6 +7,7 @@ export const activityLogModule: ModuleDefinition = {
   name: 'activity_log',
   operations: [logActivity, searchActivityOperation, getRecordHistory],
   recordTypes: [activityRecord],
+  events: [{ name: 'activity.logged', description: 'An activity was logged; data is the activity.' }],
   summary: [
     { module: 'activity_log', scope: 'activity:read', key: 'activity', compute: (db, id) => activityCounts(db, id) },
   ],

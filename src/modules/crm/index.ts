@@ -7,5 +7,9 @@ export const crmModule: ModuleDefinition = {
   name: 'crm',
   operations: [createContact, searchContactsOperation, createCompany, searchCompaniesOperation],
   recordTypes: [contactRecord, companyRecord],
+  events: [
+    { name: 'contact.created', description: 'A contact was created; data is the contact.' },
+    { name: 'company.created', description: 'A company was created; data is the company.' },
+  ],
   summary: [{ module: 'crm', scope: 'crm:read', key: 'crm', compute: (db, workspaceId) => crmCounts(db, workspaceId) }],
 };

@@ -31,6 +31,13 @@ function restInput(route: RestRoute, request: FastifyRequest): { input: unknown;
   return { input: { ...query, ...params }, coerce: true };
 }
 
+/** The operation serving a call: the route's owner, unless a deprecated sharer claims this input. */
+function dispatch(route: RestRoute, input: unknown) {
+  if (typeof input !== 'object' || input === null) return route.operation;
+  const claimant = route.shared.find((op) => op.rest.when?.(input as Record<string, unknown>));
+  return claimant ?? route.operation;
+}
+
 export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): void {
   for (const route of deps.registry.routes) {
     const label = `${route.method} ${route.path}`;
@@ -39,19 +46,21 @@ export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): vo
       url: toFastifyPath(route.path),
       handler: async (request, reply) => {
         const { input, coerce } = restInput(route, request);
+        const operation = dispatch(route, input);
         const outcome = await runOperation(deps, {
           surface: 'rest',
           requestId: request.id,
           route: label,
           method: route.method,
-          toolName: route.operation.name,
-          operation: route.operation,
+          toolName: operation.name,
+          operation,
           input,
           coerce,
           authorization: request.headers.authorization,
         });
         reply.headers(outcome.headers);
         if (!outcome.ok) return sendError(reply, outcome.error, deps.config.publicUrl);
+        if (outcome.raw) return reply.code(outcome.status).type(outcome.raw.contentType).send(outcome.raw.payload);
         return reply.code(outcome.status).send(outcome.body);
       },
     });
