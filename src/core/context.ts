@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { Clock } from './clock.ts';
+import type { DomainEventType } from './module.ts';
 
 export type Surface = 'rest' | 'mcp' | 'admin' | 'cli' | 'system';
 
@@ -45,6 +46,8 @@ export interface OperationContext {
   now: string;
   dryRun: boolean;
   scopes: ReadonlySet<string>;
+  /** Every domain event type the modules declare (the integration event catalogue). */
+  eventTypes: ReadonlyMap<string, DomainEventType>;
   enabledModule(module: string): boolean;
   audit(entry: AuditEntry): void;
   emit(event: DomainEvent): void;

@@ -19,7 +19,7 @@ export function recordLookupOperation(recordType: RecordType): OperationDefiniti
     rest: { method: 'GET', path: `${recordType.collection}/{${idField}}` },
     responseKey: recordType.key,
     handler: async (ctx, input) => {
-      const record = await loadRecord(ctx.db, ctx.workspaceId, recordType, String(input[idField]));
+      const record = await loadRecord(ctx.db, ctx.workspaceId, recordType, String(input[idField]), ctx.now);
       if (!record) throw notFound(recordType.type.replace(/_/g, ' '));
       return { body: { [recordType.key]: record } };
     },

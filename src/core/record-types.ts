@@ -18,7 +18,8 @@ export interface RecordType {
   readScope: Scope;
   /** Column that hides a record from reads when set (archived_at). */
   hiddenWhen?: string;
-  toResource(row: any): Record<string, unknown>;
+  /** Maps a row to the API resource; `now` is the call's time, for derived fields such as SLA status. */
+  toResource(row: any, context: { now: string }): Record<string, unknown>;
 }
 
 export async function loadRecord(
@@ -26,6 +27,7 @@ export async function loadRecord(
   workspaceId: string,
   recordType: RecordType,
   id: string,
+  now: string,
 ): Promise<Record<string, unknown> | undefined> {
   let query = db
     .selectFrom(recordType.table as 'contacts')
@@ -34,7 +36,7 @@ export async function loadRecord(
     .where('id', '=', id);
   if (recordType.hiddenWhen) query = query.where(recordType.hiddenWhen as 'id', 'is', null);
   const row = await query.executeTakeFirst();
-  return row ? recordType.toResource(row) : undefined;
+  return row ? recordType.toResource(row, { now }) : undefined;
 }
 
 export async function countRecords(db: Kysely<DB>, workspaceId: string, recordType: RecordType): Promise<number> {

@@ -171,6 +171,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         now: nowIso,
         dryRun,
         scopes: credential.scopes,
+        eventTypes: deps.registry.eventTypes,
         enabledModule: (module) => isModuleEnabled(workspace, module),
         audit: (entry) => audits.push(entry),
         emit: (event) => {
@@ -179,7 +180,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         },
         requireRecord: async (type, id) => {
           const recordType = deps.registry.recordTypes.get(type);
-          const record = recordType && (await loadRecord(trx, workspace.id, recordType, id));
+          const record = recordType && (await loadRecord(trx, workspace.id, recordType, id, nowIso));
           if (!record) throw notFound(type.replace(/_/g, ' '));
           return record;
         },
@@ -197,7 +198,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
           now: nowIso,
         });
         if (outcome.state === 'replay') {
-          const record = await loadRecord(trx, workspace.id, creates!, outcome.resourceId);
+          const record = await loadRecord(trx, workspace.id, creates!, outcome.resourceId, nowIso);
           if (!record) throw notFound(creates!.type);
           result = { body: { [creates!.key]: record }, createdId: outcome.resourceId };
           replayed = true;
