@@ -12,6 +12,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { SCOPES } from '../../src/core/catalogue.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import type { DB } from '../../src/db/tables.ts';
+import type { Registry } from '../../src/registry.ts';
 
 export const OPERATOR_TOKEN = 'wos_op_test-operator-token-0123456789abcdefghijklmnopq';
 export const ALL_SCOPES = [...SCOPES];
@@ -73,7 +74,9 @@ export class Harness {
     private readonly dropDatabase: () => Promise<void>,
   ) {}
 
-  static async start(options: { clock?: MutableClock; env?: Record<string, string> } = {}): Promise<Harness> {
+  static async start(
+    options: { clock?: MutableClock; env?: Record<string, string>; registry?: Registry } = {},
+  ): Promise<Harness> {
     const database = await isolatedDatabase();
     const config = loadConfig({
       ...database.env,
@@ -83,7 +86,7 @@ export class Harness {
       ...options.env,
     });
     const clock = options.clock ?? new MutableClock();
-    const service = await buildApp({ config, clock });
+    const service = await buildApp({ config, clock, registry: options.registry });
     await ensureOperatorToken(service.deps.database.db, config);
     return new Harness(service, config, clock, database.drop);
   }

@@ -1,0 +1,193 @@
+// Pipeline guarantees, with a small module of its own: dry runs roll back, writes must audit, events must be
+// declared, event consumers write in the same transaction, shared routes dispatch, REST-only raw answers.
+import { Type } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineOperation } from '../src/core/define-operation.ts';
+import { newId } from '../src/core/ids.ts';
+import type { ModuleDefinition } from '../src/core/module.ts';
+import { Strict } from '../src/core/schema.ts';
+import { contactRecord } from '../src/modules/crm/contacts.ts';
+import { buildRegistry } from '../src/registry.ts';
+import { Harness, type TestWorkspace } from './helpers/harness.ts';
+
+const insertContact = (name: string) =>
+  async (ctx: Parameters<Parameters<typeof defineOperation>[0]['handler']>[0]) => {
+    const id = newId('con');
+    await ctx.db
+      .insertInto('contacts')
+      .values({ workspace_id: ctx.workspaceId, id, name, email: null, phone: null, company_id: null, company_name: null, notes: null, created_at: ctx.now, updated_at: ctx.now })
+      .execute();
+    return id;
+  };
+
+const base = { module: 'crm' as const, scopes: ['crm:write'], summary: 'Test operation', description: 'An operation that exists only to test the pipeline guarantees.' };
+
+const testModule: ModuleDefinition = {
+  name: 'crm',
+  recordTypes: [contactRecord],
+  events: [{ name: 'probe.created', description: 'A probe contact was created.' }],
+  eventConsumers: [
+    {
+      name: 'probe-echo',
+      // Writes a second contact for every probe event, inside the emitting write's transaction.
+      consume: async (db, events) => {
+        for (const event of events) {
+          await db
+            .insertInto('contacts')
+            .values({ workspace_id: event.workspace_id, id: newId('con'), name: `echo of ${event.target_id}`, email: null, phone: null, company_id: null, company_name: null, notes: null, created_at: event.occurred_at, updated_at: event.occurred_at })
+            .execute();
+        }
+      },
+    },
+  ],
+  operations: [
+    defineOperation({
+      ...base,
+      name: 'probe_create',
+      kind: 'create',
+      creates: 'contact',
+      dryRun: true,
+      input: Strict({ name: Type.String(), fail_after_write: Type.Optional(Type.Boolean()) }),
+      rest: { method: 'POST', path: '/v1/probes' },
+      responseKey: 'contact',
+      handler: async (ctx, input) => {
+        const id = await insertContact(input.name)(ctx);
+        ctx.audit({ targetType: 'contact', targetId: id });
+        ctx.emit({ name: 'probe.created', targetType: 'contact', targetId: id, data: { id } });
+        if (input.fail_after_write) throw new Error('boom after the write');
+        return { body: { contact: { id, name: input.name } }, createdId: id };
+      },
+    }),
+    defineOperation({
+      ...base,
+      name: 'probe_forgets_audit',
+      kind: 'action',
+      input: Strict({}),
+      rest: { method: 'POST', path: '/v1/probes/unaudited' },
+      responseKey: 'ok',
+      handler: async (ctx) => {
+        await insertContact('unaudited')(ctx);
+        return { body: { ok: true } };
+      },
+    }),
+    defineOperation({
+      ...base,
+      name: 'probe_undeclared_event',
+      kind: 'action',
+      input: Strict({}),
+      rest: { method: 'POST', path: '/v1/probes/undeclared' },
+      responseKey: 'ok',
+      handler: async (ctx) => {
+        ctx.emit({ name: 'probe.mystery', data: {} });
+        return { body: { ok: true } };
+      },
+    }),
+    defineOperation({
+      ...base,
+      name: 'probe_update',
+      kind: 'update',
+      input: Strict({ probe_id: Type.String(), label: Type.Optional(Type.String()) }),
+      rest: { method: 'PATCH', path: '/v1/probes/{probe_id}' },
+      responseKey: 'probe',
+      handler: async (ctx, input) => {
+        ctx.audit({ targetType: 'probe', targetId: input.probe_id });
+        return { body: { probe: { id: input.probe_id, served_by: 'probe_update' } } };
+      },
+    }),
+    defineOperation({
+      ...base,
+      name: 'probe_update_legacy',
+      kind: 'update',
+      deprecated: { replacedBy: 'probe_update' },
+      input: Strict({ probe_id: Type.String(), legacy: Type.Boolean() }),
+      rest: { method: 'PATCH', path: '/v1/probes/{probe_id}', when: (input) => input.legacy === true },
+      responseKey: 'probe',
+      handler: async (ctx, input) => {
+        ctx.audit({ targetType: 'probe', targetId: input.probe_id });
+        return { body: { probe: { id: input.probe_id, served_by: 'probe_update_legacy' } } };
+      },
+    }),
+    defineOperation({
+      ...base,
+      scopes: ['crm:read'],
+      name: 'probe_feed',
+      kind: 'read',
+      mcp: false,
+      input: Strict({}),
+      rest: { method: 'GET', path: '/v1/probes/feed' },
+      responseKey: 'feed',
+      handler: async () => ({ body: {}, raw: { contentType: 'text/plain; charset=utf-8', payload: 'plain feed' } }),
+    }),
+  ],
+};
+
+let h: Harness;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  h = await Harness.start({ registry: buildRegistry([testModule]) });
+  ws = await h.workspace();
+});
+afterAll(() => h.close());
+
+const contacts = () => h.db.selectFrom('contacts').select('name').where('workspace_id', '=', ws.id).orderBy('id').execute();
+
+describe('pipeline guarantees', () => {
+  it('commits the write, its audit, its outbox event and the consumer\'s writes together', async () => {
+    const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'kept' } });
+    expect(res.status).toBe(201);
+    expect((await contacts()).map((c) => c.name)).toEqual(['kept', `echo of ${res.body.contact.id}`]);
+  });
+
+  it('rolls everything back when the handler fails after writing, and records the failed call', async () => {
+    const before = await contacts();
+    const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'lost', fail_after_write: true } });
+    expect(res.status).toBe(500);
+    expect(res.body.error).toEqual({
+      code: 'internal_error',
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+      docs_url: 'http://wos.test/docs/api/errors#internal_error',
+    });
+    expect(res.text).not.toContain('boom');
+    expect(await contacts()).toEqual(before);
+    const requestId = res.body.error.request_id;
+    expect(await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
+    expect(await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
+    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', requestId).execute();
+    expect(calls[0]).toMatchObject({ http_status: 500, error_code: 'internal_error', billed_units: 0 });
+  });
+
+  it('previews a dry run without writing anything but its usage event', async () => {
+    const before = await contacts();
+    const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'preview', dry_run: true } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ contact: { name: 'preview' }, dry_run: true });
+    expect(await contacts()).toEqual(before);
+    expect(await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', res.body.request_id).execute()).toEqual([]);
+    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', res.body.request_id).execute();
+    expect(calls[0]).toMatchObject({ http_status: 200, billed_units: 1 });
+  });
+
+  it('refuses a write without an audit event and an undeclared domain event', async () => {
+    const before = await contacts();
+    expect((await h.request('POST', '/v1/probes/unaudited', { token: ws.apiKey, body: {} })).status).toBe(500);
+    expect((await h.request('POST', '/v1/probes/undeclared', { token: ws.apiKey, body: {} })).status).toBe(500);
+    expect(await contacts()).toEqual(before);
+  });
+
+  it('dispatches a shared route to the deprecated operation only when it claims the input', async () => {
+    const current = await h.request('PATCH', '/v1/probes/p1', { token: ws.apiKey, body: { label: 'x' } });
+    expect(current.body.probe).toEqual({ id: 'p1', served_by: 'probe_update' });
+    const legacy = await h.request('PATCH', '/v1/probes/p1', { token: ws.apiKey, body: { legacy: true } });
+    expect(legacy.body.probe).toEqual({ id: 'p1', served_by: 'probe_update_legacy' });
+  });
+
+  it('answers REST-only raw reads with their own media type', async () => {
+    const res = await h.request('GET', '/v1/probes/feed', { token: ws.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('plain feed');
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+});
