@@ -40,6 +40,12 @@ export interface OperationSpec<P extends TProperties> {
      * raw REST input (e.g. a body with dry_run true previews as the deprecated tool does).
      */
     when?: (input: Record<string, unknown>) => boolean;
+    /**
+     * For an operation claiming a shared route with `when`: the body the route accepts when this operation
+     * serves it, if wider than the tool's input (the replacement's fields). REST validates with it; MCP
+     * keeps `input`. Gains idempotency_key and dry_run like `input`; OpenAPI merges it into the route body.
+     */
+    input?: TObject;
   };
   /** False only for REST record lookups (GET /v1/<collection>/{id}); every tool is on both surfaces. */
   mcp?: boolean;
@@ -62,6 +68,8 @@ export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'h
   dryRun: boolean;
   handler: (ctx: OperationContext, input: any) => Promise<OperationResult>;
   validators(): CompiledSchema;
+  /** Validators of rest.input, when declared: REST calls this operation serves are checked with them. */
+  restValidators?: () => CompiledSchema;
 }
 
 const idempotencyKey = Type.String({
@@ -78,17 +86,24 @@ const dryRun = Type.Boolean({ default: false, description: 'Preview the change w
  * ignore it), dry-run operations gain dry_run; both surfaces are generated from the result.
  */
 export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
-  const properties: TProperties = { ...spec.input.properties };
-  if (spec.kind !== 'read') properties.idempotency_key = Type.Optional(idempotencyKey);
-  if (spec.dryRun) properties.dry_run = Type.Optional(dryRun);
-  const input = Type.Object(properties, {
-    additionalProperties: false,
-    ...(spec.input.description ? { description: spec.input.description } : {}),
-  });
+  const withWriteFields = (schema: TObject): TObject => {
+    const properties: TProperties = { ...schema.properties };
+    if (spec.kind !== 'read') properties.idempotency_key = Type.Optional(idempotencyKey);
+    if (spec.dryRun) properties.dry_run = Type.Optional(dryRun);
+    return Type.Object(properties, {
+      additionalProperties: false,
+      ...(schema.description ? { description: schema.description } : {}),
+    });
+  };
+  const input = withWriteFields(spec.input as TObject);
+  const restInput = spec.rest.input ? withWriteFields(spec.rest.input) : undefined;
   let compiled: CompiledSchema | undefined;
+  let compiledRest: CompiledSchema | undefined;
   return {
     ...spec,
     input,
+    rest: restInput ? { ...spec.rest, input: restInput } : spec.rest,
+    ...(restInput ? { restValidators: () => (compiledRest ??= compileSchema(restInput)) } : {}),
     scopeMode: spec.scopeMode ?? 'all',
     mcp: spec.mcp ?? true,
     dryRun: spec.dryRun ?? false,

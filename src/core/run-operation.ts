@@ -122,7 +122,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       throw validationFailed([{ field: '(body)', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
     }
     const input = (call.input ?? {}) as Record<string, unknown>;
-    const validate = call.coerce ? op.validators().coercing : op.validators().strict;
+    const compiled = call.surface === 'rest' && op.restValidators ? op.restValidators() : op.validators();
+    const validate = call.coerce ? compiled.coercing : compiled.strict;
     if (typeof input !== 'object' || Array.isArray(input) || !validate(input)) {
       throw validationFailed(
         Array.isArray(input) || typeof input !== 'object'

@@ -23,6 +23,14 @@ function operationObject(route: RestRoute) {
     schema: input.properties[name] ?? { type: 'string' },
   }));
   const bodyProperties = Object.fromEntries(Object.entries(input.properties).filter(([name]) => !inPath.includes(name)));
+  // A deprecated sharer that claims calls with a wider REST body (rest.input) adds its fields to the route.
+  const claimants = route.shared.filter((d) => d.rest.when && d.rest.input);
+  for (const claimant of claimants) {
+    const extra = plain(claimant.rest.input!) as { properties: Record<string, Record<string, unknown>> };
+    for (const [name, schema] of Object.entries(extra.properties)) {
+      if (!inPath.includes(name) && !(name in bodyProperties)) bodyProperties[name] = schema;
+    }
+  }
   const usesQuery = route.method === 'GET' || route.method === 'DELETE';
   if (usesQuery) {
     for (const [name, schema] of Object.entries(bodyProperties)) {
@@ -33,6 +41,7 @@ function operationObject(route: RestRoute) {
   const description = [
     op.description,
     shared.length ? `Deprecated tools sharing this route: ${shared.join(', ')}.` : '',
+    ...claimants.map((d) => `${d.name}: ${d.rest.input!.description ?? 'serves some calls of this route.'}`),
     `Scopes: ${op.scopes.join(op.scopeMode === 'all' ? ' and ' : ' or ')}. MCP tool: ${op.mcp ? op.name : 'none (REST only)'}.`,
   ]
     .filter(Boolean)
