@@ -1,15 +1,64 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import { accountingAccountRecord, createAccountingAccount, listAccountingAccounts } from './accounting-accounts.ts';
 import { companyRecord, createCompany, searchCompaniesOperation } from './companies.ts';
 import { contactRecord, createContact, searchContactsOperation } from './contacts.ts';
+import { crmEvents } from './crm-events.ts';
 import { crmCounts } from './crm-store.ts';
+import { createDealStage, dealStageRecord, listDealStages } from './deal-stages.ts';
+import { createDeal, dealRecord, updateDeal, updateDealStage } from './deals.ts';
+import { createInvoice, invoiceRecord, listInvoicesOperation, updateInvoice } from './invoices.ts';
+import {
+  createJournalEntry,
+  journalEntryRecord,
+  listJournalEntriesOperation,
+  updateJournalEntry,
+} from './journal-entries.ts';
+import { convertLead } from './lead-conversion.ts';
+import { createLead, leadRecord, listLeadsOperation } from './leads.ts';
+import { archiveNote, createNote, listNotesOperation, noteRecord, updateNote } from './notes.ts';
+import { paymentRecord, recordPayment } from './payments.ts';
 
 export const crmModule: ModuleDefinition = {
   name: 'crm',
-  operations: [createContact, searchContactsOperation, createCompany, searchCompaniesOperation],
-  recordTypes: [contactRecord, companyRecord],
-  events: [
-    { name: 'contact.created', description: 'A contact was created; data is the contact.' },
-    { name: 'company.created', description: 'A company was created; data is the company.' },
+  operations: [
+    createContact,
+    searchContactsOperation,
+    createCompany,
+    searchCompaniesOperation,
+    createLead,
+    listLeadsOperation,
+    convertLead,
+    createDealStage,
+    listDealStages,
+    createDeal,
+    updateDeal,
+    updateDealStage,
+    createInvoice,
+    listInvoicesOperation,
+    updateInvoice,
+    recordPayment,
+    createAccountingAccount,
+    listAccountingAccounts,
+    createJournalEntry,
+    listJournalEntriesOperation,
+    updateJournalEntry,
+    createNote,
+    listNotesOperation,
+    updateNote,
+    archiveNote,
   ],
+  recordTypes: [
+    contactRecord,
+    companyRecord,
+    leadRecord,
+    dealStageRecord,
+    dealRecord,
+    invoiceRecord,
+    paymentRecord,
+    accountingAccountRecord,
+    journalEntryRecord,
+    noteRecord,
+  ],
+  events: crmEvents,
   summary: [{ module: 'crm', scope: 'crm:read', key: 'crm', compute: (db, workspaceId) => crmCounts(db, workspaceId) }],
 };

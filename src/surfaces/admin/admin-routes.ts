@@ -1,6 +1,7 @@
 // The operator API (/admin/v1): workspaces, credentials and request lookups, with the operator token.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyOperator } from '../../admin/bootstrap.ts';
+import { restoreNote } from '../../admin/note-restore.ts';
 import { lookupRequest } from '../../admin/request-lookup.ts';
 import {
   createCredential,
@@ -91,6 +92,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: PipelineDeps & {
     await revokeCredential(call, param(request, 'credential_id'));
     return { body: { revoked: true, credential_id: param(request, 'credential_id') } };
   });
+  route('POST', '/workspaces/:workspace_id/notes/:note_id/restore', async (request, call) => ({
+    body: { note: await restoreNote(call, param(request, 'workspace_id'), param(request, 'note_id')) },
+  }));
   route('GET', '/requests/:request_id', async (request) => ({
     body: { request: await lookupRequest(db, param(request, 'request_id')) },
   }));

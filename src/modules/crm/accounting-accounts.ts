@@ -1,0 +1,90 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { accountCodeTaken, listAccounts, toAccount } from './accounting-store.ts';
+import { customFieldsInput, newFields, oneOf, uniquely } from './crm-shared.ts';
+import type { AccountingAccountsTable } from './crm-tables.ts';
+
+export const accountingAccountRecord: RecordType = {
+  type: 'accounting_account',
+  module: 'crm',
+  table: 'accounting_accounts',
+  collection: '/v1/accounting/accounts',
+  key: 'account',
+  readScope: 'crm:read',
+  toResource: toAccount,
+};
+
+const accountType = oneOf(['asset', 'liability', 'equity', 'revenue', 'expense'] as const);
+
+export const createAccountingAccount = defineOperation({
+  name: 'create_accounting_account',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'accounting_account',
+  summary: 'Create an accounting account',
+  description:
+    'Adds an account to the chart of accounts: a code unique in the workspace (e.g. 1000), a name and a type ' +
+    '(asset, liability, equity, revenue, expense). Journal entry lines post to accounts by ID. Send an ' +
+    'idempotency_key so a retry returns the same account. Writes an audit event and emits ' +
+    'accounting_account.created.',
+  input: Strict({
+    code: Type.String({ minLength: 1, maxLength: 50, description: 'Account code, unique in the workspace, e.g. 1000.' }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    type: accountType,
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    custom_fields: Type.Optional(customFieldsInput('account')),
+  }),
+  rest: { method: 'POST', path: '/v1/accounting/accounts' },
+  responseKey: 'account',
+  handler: async (ctx, input) => {
+    const duplicate = `account code "${input.code}" is already used in this workspace`;
+    if (await accountCodeTaken(ctx.db, ctx.workspaceId, input.code)) {
+      throw validationFailed([{ field: 'code', message: duplicate }]);
+    }
+    const row: AccountingAccountsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('acct'),
+      code: input.code,
+      name: input.name,
+      type: input.type,
+      description: input.description ?? null,
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await uniquely(() => ctx.db.insertInto('accounting_accounts').values(row).execute(), 'code', duplicate);
+    const account = toAccount(row);
+    ctx.audit({ targetType: 'accounting_account', targetId: account.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'accounting_account.created', targetType: 'accounting_account', targetId: account.id, data: account });
+    return { body: { account }, createdId: account.id };
+  },
+});
+
+export const listAccountingAccounts = defineOperation({
+  name: 'list_accounting_accounts',
+  module: 'crm',
+  scopes: ['crm:read'],
+  kind: 'read',
+  summary: 'List accounting accounts',
+  description:
+    'Lists the chart of accounts, newest first, filtered by type (asset, liability, equity, revenue, ' +
+    'expense); `query` matches code, name and description. Pass next_cursor back as cursor, with the same ' +
+    'filters, for the next page.',
+  input: Strict({
+    type: Type.Optional(accountType),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/accounting/accounts' },
+  responseKey: 'accounts',
+  handler: async (ctx, input) => {
+    const page = await listAccounts(ctx.db, ctx.workspaceId, input, pageRequest('list_accounting_accounts', input));
+    return { body: listBody('accounts', page) };
+  },
+});

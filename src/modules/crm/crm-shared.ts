@@ -1,0 +1,71 @@
+// Schemas and helpers shared by the CRM and ledger resources.
+import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
+import { validationFailed } from '../../core/errors.ts';
+import { FreeFields } from '../../core/schema.ts';
+
+export type FieldValue = string | number | boolean | null;
+export type Fields = Record<string, FieldValue>;
+
+/** An enum of string literals whose static type stays the literal union. */
+export function oneOf<T extends string>(values: readonly T[], options: { description?: string } = {}): TUnion<TLiteral<T>[]> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
+}
+
+export const currencyInput = (description = 'ISO 4217 code in upper case, e.g. USD (default USD).') =>
+  Type.String({ pattern: '^[A-Z]{3}$', description });
+
+/** Money in the smallest currency unit; capped so every sum stays an exact JS number. */
+export const centsInput = (minimum: number, description: string) =>
+  Type.Integer({ minimum, maximum: 1_000_000_000_000_000, description });
+
+export const customFieldsInput = (what: string) =>
+  FreeFields(`User-defined fields of the ${what}: string, number, boolean or null values.`);
+
+export const idInput = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+
+export function parseFields(json: string): Fields {
+  return JSON.parse(json) as Fields;
+}
+
+/** Stored custom fields of a new record: null values carry nothing and are dropped. */
+export function newFields(input: Fields | undefined): Fields {
+  return Object.fromEntries(Object.entries(input ?? {}).filter(([, value]) => value !== null));
+}
+
+/** Merges a patch key by key; a null value removes its key. */
+export function mergeFields(current: Fields, patch: Fields): Fields {
+  const merged: Fields = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/** Equality of two field maps regardless of key order. */
+export function sameFields(a: Fields, b: Fields): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => key in b && a[key] === b[key]);
+}
+
+/** A unique-constraint violation from SQLite or PostgreSQL (23505). */
+export function isUniqueViolation(thrown: unknown): boolean {
+  const code = (thrown as { code?: unknown })?.code;
+  return code === '23505' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT_UNIQUE'));
+}
+
+/**
+ * Runs an insert whose unique constraint may lose a race against a concurrent write: the violation becomes
+ * the same validation_failed the pre-check reports.
+ */
+export async function uniquely<T>(write: () => Promise<T>, field: string, message: string): Promise<T> {
+  try {
+    return await write();
+  } catch (thrown) {
+    if (isUniqueViolation(thrown)) throw validationFailed([{ field, message }]);
+    throw thrown;
+  }
+}

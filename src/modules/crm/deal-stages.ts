@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { customFieldsInput, newFields, uniquely } from './crm-shared.ts';
+import type { DealStagesTable } from './crm-tables.ts';
+import { BUILT_IN_KEYS, defaultPosition, findStageByKey, listStages, toStage } from './deal-store.ts';
+
+/** Custom stages only: the built-in ones are not stored (see deal-store.ts) and are read with list_deal_stages. */
+export const dealStageRecord: RecordType = {
+  type: 'deal_stage',
+  module: 'crm',
+  table: 'deal_stages',
+  collection: '/v1/deal-stages',
+  key: 'stage',
+  readScope: 'crm:read',
+  toResource: toStage,
+};
+
+export const stageKindInput = Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')], {
+  description: 'open while the deal is being worked; won and lost close it (deals get closed_at).',
+});
+
+export const createDealStage = defineOperation({
+  name: 'create_deal_stage',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'deal_stage',
+  summary: 'Create a custom deal stage',
+  description:
+    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost). Its key ' +
+    '(lower-case letters, digits, underscores) must be new in the workspace and is then accepted as stage_key ' +
+    'by create_deal and update_deal. kind says whether deals in it are open, won or lost. Without position it ' +
+    'goes after the last stage of its kind. Send an idempotency_key so a retry returns the same stage. Writes ' +
+    'an audit event and emits deal_stage.created.',
+  input: Strict({
+    key: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[a-z0-9_]+$',
+      description: 'Stable key: lower-case letters, digits and underscores; not a built-in key.',
+    }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Sort order; lower first.' })),
+    kind: Type.Optional(stageKindInput),
+    probability: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Win probability, percent.' })),
+    color: Type.Optional(Type.String({ maxLength: 32, description: 'Display color, e.g. #2f80ed.' })),
+    custom_fields: Type.Optional(customFieldsInput('stage')),
+  }),
+  rest: { method: 'POST', path: '/v1/deal-stages' },
+  responseKey: 'stage',
+  handler: async (ctx, input) => {
+    if (BUILT_IN_KEYS.includes(input.key)) {
+      throw validationFailed([{ field: 'key', message: `"${input.key}" is a built-in stage key` }]);
+    }
+    const duplicate = `a stage with key "${input.key}" already exists in this workspace`;
+    if (await findStageByKey(ctx.db, ctx.workspaceId, input.key)) {
+      throw validationFailed([{ field: 'key', message: duplicate }]);
+    }
+    const kind = input.kind ?? 'open';
+    const row: DealStagesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('dstg'),
+      key: input.key,
+      name: input.name,
+      position: input.position ?? (await defaultPosition(ctx.db, ctx.workspaceId, kind)),
+      kind,
+      probability: input.probability ?? null,
+      color: input.color ?? null,
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await uniquely(() => ctx.db.insertInto('deal_stages').values(row).execute(), 'key', duplicate);
+    const stage = toStage(row);
+    ctx.audit({ targetType: 'deal_stage', targetId: stage.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'deal_stage.created', targetType: 'deal_stage', targetId: stage.id, data: stage });
+    return { body: { stage }, createdId: stage.id };
+  },
+});
+
+export const listDealStages = defineOperation({
+  name: 'list_deal_stages',
+  module: 'crm',
+  scopes: ['crm:read'],
+  kind: 'read',
+  summary: 'List deal stages',
+  description:
+    'Lists the pipeline stages a deal can be in, ordered by position: the built-in stages (new, qualified, ' +
+    'proposal, won, lost; built_in true) together with the workspace\'s custom stages. Use the key as ' +
+    'stage_key on create_deal and update_deal. `query` matches key and name. Pass next_cursor back as cursor, ' +
+    'with the same filters, for the next page.',
+  input: Strict({
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/deal-stages' },
+  responseKey: 'stages',
+  handler: async (ctx, input) => {
+    const page = await listStages(ctx.db, ctx.workspaceId, input, pageRequest('list_deal_stages', input));
+    return { body: listBody('stages', page) };
+  },
+});

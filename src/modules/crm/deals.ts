@@ -1,0 +1,255 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import {
+  centsInput,
+  currencyInput,
+  customFieldsInput,
+  type Fields,
+  idInput,
+  mergeFields,
+  newFields,
+  oneOf,
+  parseFields,
+  sameFields,
+} from './crm-shared.ts';
+import type { DealsTable } from './crm-tables.ts';
+import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
+
+export const dealRecord: RecordType = {
+  type: 'deal',
+  module: 'crm',
+  table: 'deals',
+  collection: '/v1/deals',
+  key: 'deal',
+  readScope: 'crm:read',
+  toResource: toDeal,
+};
+
+const stageKeyInput = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Stage key, built-in (new, qualified, proposal, won, lost) or custom (list_deal_stages). Preferred.',
+});
+const stageInput = Type.String({ minLength: 1, maxLength: 64, description: 'Same as stage_key; if both are sent they must agree.' });
+const notesInput = Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it (use create_note to accumulate notes).' });
+const dealIdInput = idInput('ID of the deal (deal_...).');
+
+/** stage_key wins, stage is accepted; both must agree. Returns the key and the field it came from. */
+function requestedStage(input: { stage?: string; stage_key?: string }): { key: string; field: string } | undefined {
+  if (input.stage !== undefined && input.stage_key !== undefined && input.stage !== input.stage_key) {
+    throw validationFailed([{ field: 'stage', message: `must equal stage_key ("${input.stage_key}") when both are sent` }]);
+  }
+  if (input.stage_key !== undefined) return { key: input.stage_key, field: 'stage_key' };
+  if (input.stage !== undefined) return { key: input.stage, field: 'stage' };
+  return undefined;
+}
+
+export interface NewDeal {
+  name: string;
+  stage?: string;
+  stage_key?: string;
+  amount_cents?: number;
+  currency?: string;
+  company_id?: string;
+  contact_id?: string;
+  custom_fields?: Fields;
+  notes?: string;
+}
+
+/** Creates a deal with its audit event and deal.created; shared by create_deal and convert_lead. */
+export async function createDealRecord(ctx: OperationContext, input: NewDeal, stageField = 'stage_key'): Promise<DealResource> {
+  const stage = requestedStage(input) ?? { key: 'new', field: stageField };
+  const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
+  if (input.company_id) await ctx.requireRecord('company', input.company_id);
+  if (input.contact_id) await ctx.requireRecord('contact', input.contact_id);
+  const row: DealsTable = {
+    workspace_id: ctx.workspaceId,
+    id: newId('deal'),
+    name: input.name,
+    stage_key: stage.key,
+    amount_cents: input.amount_cents ?? 0,
+    currency: input.currency ?? 'USD',
+    company_id: input.company_id ?? null,
+    contact_id: input.contact_id ?? null,
+    custom_fields: JSON.stringify(newFields(input.custom_fields)),
+    notes: input.notes ?? null,
+    closed_at: kind === 'open' ? null : ctx.now,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+  };
+  const deal = await insertDeal(ctx.db, row);
+  ctx.audit({ targetType: 'deal', targetId: deal.id, action: 'create', changedFields: Object.keys(input) });
+  ctx.emit({ name: 'deal.created', targetType: 'deal', targetId: deal.id, data: deal });
+  return deal;
+}
+
+export const createDeal = defineOperation({
+  name: 'create_deal',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'deal',
+  summary: 'Create a deal',
+  description:
+    'Creates a deal (a sales opportunity) in a pipeline stage: stage_key (preferred) or stage, a built-in key ' +
+    '(new, qualified, proposal, won, lost) or a custom one from list_deal_stages; default new. amount_cents ' +
+    'is in the smallest currency unit (default 0), currency defaults to USD. company_id and contact_id must ' +
+    'exist. A deal created in a won or lost stage gets closed_at. Send an idempotency_key so a retry returns ' +
+    'the same deal. Writes an audit event and emits deal.created.',
+  input: Strict({
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    company_id: Type.Optional(idInput('ID of an existing company (cmp_...).')),
+    contact_id: Type.Optional(idInput('ID of an existing contact (con_...).')),
+    stage: Type.Optional(stageInput),
+    stage_key: Type.Optional(stageKeyInput),
+    amount_cents: Type.Optional(centsInput(0, 'Deal value in the smallest currency unit (cents).')),
+    currency: Type.Optional(currencyInput()),
+    custom_fields: Type.Optional(customFieldsInput('deal')),
+    notes: Type.Optional(notesInput),
+  }),
+  rest: { method: 'POST', path: '/v1/deals' },
+  responseKey: 'deal',
+  handler: async (ctx, input) => {
+    const deal = await createDealRecord(ctx, input);
+    return { body: { deal }, createdId: deal.id };
+  },
+});
+
+interface DealPatch {
+  stage?: string;
+  stage_key?: string;
+  amount_cents?: number;
+  currency?: string;
+  custom_fields?: Fields;
+  notes?: string;
+}
+
+export interface Change {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/**
+ * The one way a deal changes (update_deal and update_deal_stage): stage with closed_at, amount, currency,
+ * custom_fields merged key by key, notes. Audits the changed field names and emits deal.stage_changed
+ * and/or deal.updated. Sending the current values changes nothing.
+ */
+async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatch) {
+  const patchFields = ['stage', 'stage_key', 'amount_cents', 'currency', 'custom_fields', 'notes'] as const;
+  if (!patchFields.some((field) => patch[field] !== undefined)) {
+    throw validationFailed([{ field: '(body)', message: `send at least one of ${patchFields.join(', ')}` }]);
+  }
+  const row = await findDeal(ctx.db, ctx.workspaceId, dealId);
+  if (!row) throw notFound('deal');
+  const before = toDeal(row);
+  const next: DealsTable = { ...row };
+  const stage = requestedStage(patch);
+  if (stage && stage.key !== row.stage_key) {
+    const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
+    next.stage_key = stage.key;
+    // Closing keeps the first close time when moving between won and lost; reopening clears it.
+    next.closed_at = kind === 'open' ? null : (row.closed_at ?? ctx.now);
+  }
+  if (patch.amount_cents !== undefined) next.amount_cents = patch.amount_cents;
+  if (patch.currency !== undefined) next.currency = patch.currency;
+  if (patch.notes !== undefined) next.notes = patch.notes;
+  const fields = patch.custom_fields ? mergeFields(parseFields(row.custom_fields), patch.custom_fields) : undefined;
+  if (fields && !sameFields(fields, before.custom_fields)) next.custom_fields = JSON.stringify(fields);
+
+  const after = toDeal(next);
+  const changes: Change[] = [];
+  const compared = ['stage', 'amount_cents', 'currency', 'custom_fields', 'notes', 'closed_at'] as const;
+  for (const field of compared) {
+    const changed = field === 'custom_fields' ? !sameFields(before[field], after[field]) : before[field] !== after[field];
+    if (changed) changes.push({ field, from: before[field], to: after[field] });
+  }
+  if (changes.length === 0) {
+    ctx.audit({ targetType: 'deal', targetId: dealId, changedFields: [] });
+    return { deal: before, changes };
+  }
+  next.updated_at = ctx.now;
+  const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
+  await updateDealRow(ctx.db, ctx.workspaceId, dealId, set);
+  const deal = toDeal(next);
+  ctx.audit({ targetType: 'deal', targetId: dealId, changedFields: changes.map((c) => c.field) });
+  if (before.stage !== deal.stage) {
+    ctx.emit({ name: 'deal.stage_changed', targetType: 'deal', targetId: dealId, data: { ...deal, previous_stage: before.stage } });
+  }
+  if (changes.some((c) => c.field !== 'stage' && c.field !== 'closed_at')) {
+    ctx.emit({ name: 'deal.updated', targetType: 'deal', targetId: dealId, data: deal });
+  }
+  return { deal, changes };
+}
+
+const updateDealFields = {
+  deal_id: dealIdInput,
+  stage: Type.Optional(stageInput),
+  stage_key: Type.Optional(stageKeyInput),
+  amount_cents: Type.Optional(centsInput(0, 'New deal value in the smallest currency unit.')),
+  currency: Type.Optional(currencyInput('ISO 4217 code in upper case, e.g. EUR.')),
+  custom_fields: Type.Optional(
+    customFieldsInput('deal (merged key by key into the stored ones; a null value removes that key)'),
+  ),
+  notes: Type.Optional(notesInput),
+};
+
+export const updateDeal = defineOperation({
+  name: 'update_deal',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'update',
+  summary: 'Update a deal',
+  description:
+    'Moves a deal to another stage (stage_key preferred, or stage; built-in or custom) and/or changes its ' +
+    'amount_cents, currency, custom_fields (merged key by key; null removes a key) or notes. Moving into a ' +
+    'won or lost stage sets closed_at, moving back to an open stage clears it. Retries are safe: send the ' +
+    'same end state. Writes an audit event naming the changed fields; emits deal.stage_changed when the ' +
+    'stage changes and deal.updated when other fields change. To preview a change, use PATCH with dry_run.',
+  input: Strict(updateDealFields),
+  rest: { method: 'PATCH', path: '/v1/deals/{deal_id}' },
+  responseKey: 'deal',
+  handler: async (ctx, input) => {
+    const { deal } = await changeDeal(ctx, input.deal_id, input);
+    return { body: { deal } };
+  },
+});
+
+export const updateDealStage = defineOperation({
+  name: 'update_deal_stage',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'update',
+  deprecated: { replacedBy: 'update_deal' },
+  dryRun: true,
+  summary: 'Move a deal to a stage (deprecated)',
+  description:
+    'Deprecated: use update_deal. Moves a deal to a built-in stage. With dry_run true it changes nothing and ' +
+    'writes no audit event: it returns the deal as it would be and changes [{field, from, to}], with ' +
+    'dry_run true (its usage event is recorded). Emits deal.stage_changed when applied and the stage changes.',
+  input: Strict({
+    deal_id: dealIdInput,
+    stage: oneOf(['new', 'qualified', 'proposal', 'won', 'lost'] as const, { description: 'Built-in stage key.' }),
+  }),
+  rest: {
+    method: 'PATCH',
+    path: '/v1/deals/{deal_id}',
+    // Any REST body carrying dry_run is served here, with update_deal's fields.
+    when: (input) => input.dry_run !== undefined,
+    input: Strict(updateDealFields, {
+      description:
+        'A body with dry_run is served by the deprecated update_deal_stage: it accepts every update_deal ' +
+        'field, and with dry_run true previews the change ({deal, changes, dry_run: true}) without applying it.',
+    }),
+  },
+  responseKey: 'deal',
+  handler: async (ctx, input: DealPatch & { deal_id: string }) => {
+    const { deal, changes } = await changeDeal(ctx, input.deal_id, input);
+    return { body: { deal, changes } };
+  },
+});

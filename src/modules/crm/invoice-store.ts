@@ -1,0 +1,109 @@
+import type { Kysely } from 'kysely';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import { parseFields } from './crm-shared.ts';
+import type { InvoiceStatus, InvoicesTable, PaymentsTable } from './crm-tables.ts';
+
+export interface LineItem {
+  kind: string;
+  name: string;
+  unit_amount_cents: number;
+  quantity: number;
+}
+
+export function toInvoice(row: InvoicesTable) {
+  const items = JSON.parse(row.line_items) as LineItem[];
+  const total = Number(row.total_cents);
+  const paid = Number(row.amount_paid_cents);
+  return {
+    id: row.id,
+    invoice_number: row.invoice_number,
+    status: row.status,
+    company_id: row.company_id,
+    contact_id: row.contact_id,
+    deal_id: row.deal_id,
+    currency: row.currency,
+    due_date: row.due_date,
+    line_items: items.map((item) => ({ ...item, amount_cents: item.unit_amount_cents * item.quantity })),
+    total_cents: total,
+    amount_paid_cents: paid,
+    balance_cents: row.status === 'void' ? 0 : total - paid,
+    custom_fields: parseFields(row.custom_fields),
+    sent_at: row.sent_at,
+    paid_at: row.paid_at,
+    voided_at: row.voided_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export type InvoiceResource = ReturnType<typeof toInvoice>;
+
+export function toPayment(row: PaymentsTable) {
+  return {
+    id: row.id,
+    invoice_id: row.invoice_id,
+    amount_cents: Number(row.amount_cents),
+    currency: row.currency,
+    paid_at: row.paid_at,
+    provider: row.provider,
+    provider_reference_id: row.provider_reference_id,
+    custom_fields: parseFields(row.custom_fields),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function findInvoice(db: Kysely<DB>, workspaceId: string, invoiceId: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .executeTakeFirst();
+}
+
+export async function invoiceNumberTaken(db: Kysely<DB>, workspaceId: string, invoiceNumber: string) {
+  const row = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('invoice_number', '=', invoiceNumber)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function updateInvoiceRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  invoiceId: string,
+  changes: Partial<InvoicesTable>,
+) {
+  await db.updateTable('invoices').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', invoiceId).execute();
+}
+
+export interface InvoiceFilters {
+  status?: InvoiceStatus;
+  company_id?: string;
+  contact_id?: string;
+  deal_id?: string;
+}
+
+export async function listInvoices(db: Kysely<DB>, workspaceId: string, filters: InvoiceFilters, page: PageRequest) {
+  let query = db.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.company_id) query = query.where('company_id', '=', filters.company_id);
+  if (filters.contact_id) query = query.where('contact_id', '=', filters.contact_id);
+  if (filters.deal_id) query = query.where('deal_id', '=', filters.deal_id);
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toInvoice) };
+}
+
+export async function paymentWithReference(db: Kysely<DB>, workspaceId: string, referenceKey: string) {
+  return db
+    .selectFrom('payments')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('reference_key', '=', referenceKey)
+    .executeTakeFirst();
+}

@@ -1,0 +1,206 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import {
+  currencyInput,
+  customFieldsInput,
+  idInput,
+  mergeFields,
+  newFields,
+  oneOf,
+  parseFields,
+  sameFields,
+  uniquely,
+} from './crm-shared.ts';
+import type { InvoicesTable } from './crm-tables.ts';
+import { findInvoice, invoiceNumberTaken, listInvoices, toInvoice, updateInvoiceRow } from './invoice-store.ts';
+
+export const invoiceRecord: RecordType = {
+  type: 'invoice',
+  module: 'crm',
+  table: 'invoices',
+  collection: '/v1/invoices',
+  key: 'invoice',
+  readScope: 'crm:read',
+  toResource: toInvoice,
+};
+
+const invoiceStatus = oneOf(['draft', 'sent', 'partially_paid', 'paid', 'void'] as const);
+
+const lineItem = Strict({
+  kind: Type.String({ minLength: 1, maxLength: 64, description: 'What the line is, e.g. product, service, fee.' }),
+  name: Type.String({ minLength: 1, maxLength: 500 }),
+  unit_amount_cents: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Price of one unit, in cents.' }),
+  quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Units (default 1).' })),
+});
+
+export const createInvoice = defineOperation({
+  name: 'create_invoice',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'invoice',
+  summary: 'Create an invoice',
+  description:
+    'Creates a draft invoice with line items (kind, name, unit_amount_cents, quantity default 1); the ' +
+    'service computes total_cents, amount_paid_cents and balance_cents. invoice_number must be new in the ' +
+    'workspace; company_id, contact_id and deal_id must exist; currency defaults to USD. Send it with ' +
+    'update_invoice (status sent) and record money against it with record_payment. Send an idempotency_key ' +
+    'so a retry returns the same invoice. Writes an audit event and emits invoice.created.',
+  input: Strict({
+    invoice_number: Type.String({ minLength: 1, maxLength: 100, description: 'Your invoice number; unique in the workspace.' }),
+    company_id: Type.Optional(idInput('ID of an existing company (cmp_...).')),
+    contact_id: Type.Optional(idInput('ID of an existing contact (con_...).')),
+    deal_id: Type.Optional(idInput('ID of an existing deal (deal_...).')),
+    currency: Type.Optional(currencyInput()),
+    due_date: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 date-time.' })),
+    line_items: Type.Array(lineItem, { minItems: 1, maxItems: 500 }),
+    custom_fields: Type.Optional(customFieldsInput('invoice')),
+  }),
+  rest: { method: 'POST', path: '/v1/invoices' },
+  responseKey: 'invoice',
+  handler: async (ctx, input) => {
+    const duplicate = `invoice number "${input.invoice_number}" is already used in this workspace`;
+    if (await invoiceNumberTaken(ctx.db, ctx.workspaceId, input.invoice_number)) {
+      throw validationFailed([{ field: 'invoice_number', message: duplicate }]);
+    }
+    if (input.company_id) await ctx.requireRecord('company', input.company_id);
+    if (input.contact_id) await ctx.requireRecord('contact', input.contact_id);
+    if (input.deal_id) await ctx.requireRecord('deal', input.deal_id);
+    const items = input.line_items.map((item) => ({ ...item, quantity: item.quantity ?? 1 }));
+    const total = items.reduce((sum, item) => sum + item.unit_amount_cents * item.quantity, 0);
+    if (!Number.isSafeInteger(total) || total > 1_000_000_000_000_000) {
+      throw validationFailed([{ field: 'line_items', message: 'the invoice total is too large' }]);
+    }
+    const row: InvoicesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('inv'),
+      invoice_number: input.invoice_number,
+      status: 'draft',
+      company_id: input.company_id ?? null,
+      contact_id: input.contact_id ?? null,
+      deal_id: input.deal_id ?? null,
+      currency: input.currency ?? 'USD',
+      due_date: input.due_date ?? null,
+      line_items: JSON.stringify(items),
+      total_cents: total,
+      amount_paid_cents: 0,
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      sent_at: null,
+      paid_at: null,
+      voided_at: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await uniquely(() => ctx.db.insertInto('invoices').values(row).execute(), 'invoice_number', duplicate);
+    const invoice = toInvoice(row);
+    ctx.audit({ targetType: 'invoice', targetId: invoice.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'invoice.created', targetType: 'invoice', targetId: invoice.id, data: invoice });
+    return { body: { invoice }, createdId: invoice.id };
+  },
+});
+
+export const listInvoicesOperation = defineOperation({
+  name: 'list_invoices',
+  module: 'crm',
+  scopes: ['crm:read'],
+  kind: 'read',
+  summary: 'List invoices',
+  description:
+    'Lists invoices, newest first, filtered by status (draft, sent, partially_paid, paid, void), company_id, ' +
+    'contact_id and deal_id. Each carries total_cents, amount_paid_cents and balance_cents. Pass next_cursor ' +
+    'back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(invoiceStatus),
+    company_id: Type.Optional(idInput('Only invoices of this company.')),
+    contact_id: Type.Optional(idInput('Only invoices of this contact.')),
+    deal_id: Type.Optional(idInput('Only invoices of this deal.')),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/invoices' },
+  responseKey: 'invoices',
+  handler: async (ctx, input) => {
+    const page = await listInvoices(ctx.db, ctx.workspaceId, input, pageRequest('list_invoices', input));
+    return { body: listBody('invoices', page) };
+  },
+});
+
+export const updateInvoice = defineOperation({
+  name: 'update_invoice',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'update',
+  extension: true,
+  summary: 'Send or void an invoice, or change its due date',
+  description:
+    'Marks a draft invoice sent (status sent), voids a draft or sent invoice that has no payments (status ' +
+    'void; a void invoice takes no payments and cannot change), changes due_date (null clears it) or merges ' +
+    'custom_fields (null removes a key). Paid states are reached only through record_payment. Retries are ' +
+    'safe: sending the current state changes nothing. Writes an audit event naming the changed fields and ' +
+    'emits invoice.sent, invoice.voided or invoice.updated.',
+  input: Strict({
+    invoice_id: idInput('ID of the invoice (inv_...).'),
+    status: Type.Optional(oneOf(['sent', 'void'] as const)),
+    due_date: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'ISO 8601 date-time, or null.' })),
+    custom_fields: Type.Optional(customFieldsInput('invoice (merged key by key; null removes a key)')),
+  }),
+  rest: { method: 'PATCH', path: '/v1/invoices/{invoice_id}' },
+  responseKey: 'invoice',
+  handler: async (ctx, input) => {
+    if (input.status === undefined && input.due_date === undefined && input.custom_fields === undefined) {
+      throw validationFailed([{ field: '(body)', message: 'send at least one of status, due_date, custom_fields' }]);
+    }
+    const row = await findInvoice(ctx.db, ctx.workspaceId, input.invoice_id);
+    if (!row) throw notFound('invoice');
+    const next: InvoicesTable = { ...row };
+    const changed: string[] = [];
+    if (input.status !== undefined && input.status !== row.status) {
+      if (row.status === 'void') {
+        throw validationFailed([{ field: 'status', message: 'the invoice is void; a void invoice cannot change' }]);
+      }
+      if (row.status === 'partially_paid' || row.status === 'paid') {
+        throw validationFailed([
+          { field: 'status', message: `the invoice is ${row.status}; an invoice with payments cannot become ${input.status}` },
+        ]);
+      }
+      next.status = input.status;
+      if (input.status === 'sent') next.sent_at = ctx.now;
+      else next.voided_at = ctx.now;
+      changed.push('status');
+    }
+    if (input.due_date !== undefined && input.due_date !== row.due_date) {
+      next.due_date = input.due_date;
+      changed.push('due_date');
+    }
+    if (input.custom_fields) {
+      const current = parseFields(row.custom_fields);
+      const merged = mergeFields(current, input.custom_fields);
+      if (!sameFields(current, merged)) {
+        next.custom_fields = JSON.stringify(merged);
+        changed.push('custom_fields');
+      }
+    }
+    if (changed.length && row.status === 'void') {
+      throw validationFailed([{ field: 'invoice_id', message: 'the invoice is void; a void invoice cannot change' }]);
+    }
+    if (changed.length) {
+      next.updated_at = ctx.now;
+      const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
+      await updateInvoiceRow(ctx.db, ctx.workspaceId, row.id, set);
+    }
+    const invoice = toInvoice(next);
+    ctx.audit({ targetType: 'invoice', targetId: row.id, changedFields: changed });
+    if (changed.includes('status')) {
+      const name = invoice.status === 'sent' ? 'invoice.sent' : 'invoice.voided';
+      ctx.emit({ name, targetType: 'invoice', targetId: row.id, data: invoice });
+    }
+    if (changed.some((field) => field !== 'status')) {
+      ctx.emit({ name: 'invoice.updated', targetType: 'invoice', targetId: row.id, data: invoice });
+    }
+    return { body: { invoice } };
+  },
+});

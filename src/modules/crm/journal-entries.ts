@@ -1,0 +1,250 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { fail, type FieldError, notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import {
+  entryNumberTaken,
+  findJournalEntry,
+  type JournalLine,
+  listJournalEntries,
+  missingAccounts,
+  toJournalEntry,
+} from './accounting-store.ts';
+import { centsInput, customFieldsInput, idInput, mergeFields, newFields, oneOf, parseFields, sameFields, uniquely } from './crm-shared.ts';
+import type { JournalEntriesTable } from './crm-tables.ts';
+
+export const journalEntryRecord: RecordType = {
+  type: 'journal_entry',
+  module: 'crm',
+  table: 'journal_entries',
+  collection: '/v1/accounting/journal-entries',
+  key: 'journal_entry',
+  readScope: 'crm:read',
+  toResource: toJournalEntry,
+};
+
+const entryStatus = oneOf(['draft', 'posted'] as const);
+const line = Strict({
+  account_id: idInput('ID of an accounting account (acct_...).'),
+  debit_cents: Type.Optional(centsInput(0, 'Debit amount; exactly one of debit_cents and credit_cents is above 0.')),
+  credit_cents: Type.Optional(centsInput(0, 'Credit amount; exactly one of debit_cents and credit_cents is above 0.')),
+});
+const linesInput = Type.Array(line, {
+  minItems: 2,
+  maxItems: 500,
+  description: 'At least two lines; the debits must equal the credits.',
+});
+
+type LineInput = { account_id: string; debit_cents?: number; credit_cents?: number };
+
+const normalize = (lines: LineInput[]): JournalLine[] =>
+  lines.map((l) => ({ account_id: l.account_id, debit_cents: l.debit_cents ?? 0, credit_cents: l.credit_cents ?? 0 }));
+
+/** Checks a set of lines (one side each, balanced, accounts exist) and returns them normalized with the total. */
+async function checkLines(ctx: OperationContext, lines: LineInput[]) {
+  const normalized = normalize(lines);
+  const oneSided: FieldError[] = [];
+  normalized.forEach((l, i) => {
+    if (l.debit_cents > 0 === l.credit_cents > 0) {
+      oneSided.push({ field: `lines[${i}]`, message: 'needs exactly one of debit_cents or credit_cents above 0' });
+    }
+  });
+  if (oneSided.length) throw validationFailed(oneSided);
+  const debits = normalized.reduce((sum, l) => sum + l.debit_cents, 0);
+  const credits = normalized.reduce((sum, l) => sum + l.credit_cents, 0);
+  if (debits !== credits) {
+    throw validationFailed(
+      [{ field: 'lines', message: `debits (${debits} cents) and credits (${credits} cents) must be equal` }],
+      `The entry is unbalanced: debits total ${debits} cents, credits total ${credits} cents.`,
+    );
+  }
+  if (!Number.isSafeInteger(debits)) throw validationFailed([{ field: 'lines', message: 'the entry total is too large' }]);
+  const missing = await missingAccounts(ctx.db, ctx.workspaceId, normalized.map((l) => l.account_id));
+  if (missing.length) {
+    throw fail('resource_not_found', { message: `The accounting account ${missing[0]} does not exist in this workspace.` });
+  }
+  return { lines: normalized, total: debits };
+}
+
+async function checkEntryNumber(ctx: OperationContext, entryNumber: string, exceptId?: string) {
+  const message = `entry number "${entryNumber}" is already used in this workspace`;
+  if (await entryNumberTaken(ctx.db, ctx.workspaceId, entryNumber, exceptId)) {
+    throw validationFailed([{ field: 'entry_number', message }]);
+  }
+  return message;
+}
+
+export const createJournalEntry = defineOperation({
+  name: 'create_journal_entry',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'journal_entry',
+  summary: 'Create a journal entry',
+  description:
+    'Records a double-entry journal entry: at least two lines, each with an existing account_id and exactly ' +
+    'one of debit_cents or credit_cents above 0; total debits must equal total credits (otherwise ' +
+    'validation_failed on lines, naming both totals, and nothing is stored). status is draft (default, still ' +
+    'editable with update_journal_entry) or posted (final). entry_number, when given, is unique. Send an ' +
+    'idempotency_key so a retry returns the same entry. Writes an audit event and emits journal_entry.created ' +
+    '(and journal_entry.posted when created posted).',
+  input: Strict({
+    entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, unique in the workspace.' })),
+    status: Type.Optional(entryStatus),
+    memo: Type.Optional(Type.String({ maxLength: 2000 })),
+    lines: linesInput,
+    custom_fields: Type.Optional(customFieldsInput('journal entry')),
+  }),
+  rest: { method: 'POST', path: '/v1/accounting/journal-entries' },
+  responseKey: 'journal_entry',
+  handler: async (ctx, input) => {
+    const { lines, total } = await checkLines(ctx, input.lines);
+    const duplicate = input.entry_number ? await checkEntryNumber(ctx, input.entry_number) : '';
+    const status = input.status ?? 'draft';
+    const row: JournalEntriesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('jrn'),
+      entry_number: input.entry_number ?? null,
+      status,
+      memo: input.memo ?? null,
+      lines: JSON.stringify(lines),
+      total_cents: total,
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      posted_at: status === 'posted' ? ctx.now : null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await uniquely(() => ctx.db.insertInto('journal_entries').values(row).execute(), 'entry_number', duplicate);
+    const entry = toJournalEntry(row);
+    ctx.audit({ targetType: 'journal_entry', targetId: entry.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'journal_entry.created', targetType: 'journal_entry', targetId: entry.id, data: entry });
+    if (status === 'posted') {
+      ctx.emit({ name: 'journal_entry.posted', targetType: 'journal_entry', targetId: entry.id, data: entry });
+    }
+    return { body: { journal_entry: entry }, createdId: entry.id };
+  },
+});
+
+export const listJournalEntriesOperation = defineOperation({
+  name: 'list_journal_entries',
+  module: 'crm',
+  scopes: ['crm:read'],
+  kind: 'read',
+  summary: 'List journal entries',
+  description:
+    'Lists journal entries with their lines, newest first, filtered by status (draft, posted); `query` ' +
+    'matches memo and entry_number. Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(entryStatus),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/accounting/journal-entries' },
+  responseKey: 'journal_entries',
+  handler: async (ctx, input) => {
+    const page = await listJournalEntries(ctx.db, ctx.workspaceId, input, pageRequest('list_journal_entries', input));
+    return { body: listBody('journal_entries', page) };
+  },
+});
+
+export const updateJournalEntry = defineOperation({
+  name: 'update_journal_entry',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'update',
+  extension: true,
+  summary: 'Edit or post a draft journal entry',
+  description:
+    'Changes a draft journal entry (entry_number, memo, lines with the same balance rules as ' +
+    'create_journal_entry, custom_fields merged key by key) and/or posts it (status posted). A posted entry ' +
+    'cannot be changed (validation_failed): correct it with a new, reversing entry. Retries are safe: ' +
+    'sending the current state changes nothing. Writes an audit event naming the changed fields and emits ' +
+    'journal_entry.updated and/or journal_entry.posted.',
+  input: Strict({
+    journal_entry_id: idInput('ID of the journal entry (jrn_...).'),
+    entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    status: Type.Optional(entryStatus),
+    memo: Type.Optional(Type.String({ maxLength: 2000 })),
+    lines: Type.Optional(linesInput),
+    custom_fields: Type.Optional(customFieldsInput('journal entry (merged key by key; null removes a key)')),
+  }),
+  rest: { method: 'PATCH', path: '/v1/accounting/journal-entries/{journal_entry_id}' },
+  responseKey: 'journal_entry',
+  handler: async (ctx, input) => {
+    const fields = ['entry_number', 'status', 'memo', 'lines', 'custom_fields'] as const;
+    if (!fields.some((f) => input[f] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: `send at least one of ${fields.join(', ')}` }]);
+    }
+    const row = await findJournalEntry(ctx.db, ctx.workspaceId, input.journal_entry_id);
+    if (!row) throw notFound('journal entry');
+    if (row.status === 'posted') {
+      // Nothing of a posted entry changes: only a request restating its current state succeeds.
+      const current = parseFields(row.custom_fields);
+      const restates =
+        (input.status ?? 'posted') === 'posted' &&
+        (input.entry_number ?? row.entry_number) === row.entry_number &&
+        (input.memo ?? row.memo) === row.memo &&
+        (input.lines === undefined || JSON.stringify(normalize(input.lines)) === row.lines) &&
+        (input.custom_fields === undefined || sameFields(mergeFields(current, input.custom_fields), current));
+      if (!restates) {
+        throw validationFailed([
+          { field: 'journal_entry_id', message: 'is posted; a posted entry cannot be changed (record a reversing entry)' },
+        ]);
+      }
+    }
+    const next: JournalEntriesTable = { ...row };
+    const changed: string[] = [];
+    if (input.entry_number !== undefined && input.entry_number !== row.entry_number) {
+      next.entry_number = input.entry_number;
+      changed.push('entry_number');
+    }
+    if (input.memo !== undefined && input.memo !== row.memo) {
+      next.memo = input.memo;
+      changed.push('memo');
+    }
+    if (input.lines !== undefined) {
+      const { lines, total } = await checkLines(ctx, input.lines);
+      if (JSON.stringify(lines) !== row.lines) {
+        next.lines = JSON.stringify(lines);
+        next.total_cents = total;
+        changed.push('lines');
+      }
+    }
+    if (input.custom_fields !== undefined) {
+      const current = parseFields(row.custom_fields);
+      const merged = mergeFields(current, input.custom_fields);
+      if (!sameFields(current, merged)) {
+        next.custom_fields = JSON.stringify(merged);
+        changed.push('custom_fields');
+      }
+    }
+    if (input.status !== undefined && input.status !== row.status) {
+      next.status = input.status;
+      next.posted_at = ctx.now;
+      changed.push('status');
+    }
+    const duplicate = changed.includes('entry_number') ? await checkEntryNumber(ctx, next.entry_number!, row.id) : '';
+    if (changed.length) {
+      next.updated_at = ctx.now;
+      const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
+      await uniquely(
+        () => ctx.db.updateTable('journal_entries').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute(),
+        'entry_number',
+        duplicate,
+      );
+    }
+    const entry = toJournalEntry(next);
+    ctx.audit({ targetType: 'journal_entry', targetId: row.id, changedFields: changed });
+    if (changed.some((f) => f !== 'status')) {
+      ctx.emit({ name: 'journal_entry.updated', targetType: 'journal_entry', targetId: row.id, data: entry });
+    }
+    if (changed.includes('status')) {
+      ctx.emit({ name: 'journal_entry.posted', targetType: 'journal_entry', targetId: row.id, data: entry });
+    }
+    return { body: { journal_entry: entry } };
+  },
+});

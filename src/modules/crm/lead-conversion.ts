@@ -1,0 +1,165 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { Strict } from '../../core/schema.ts';
+import { centsInput, currencyInput, idInput } from './crm-shared.ts';
+import { insertCompany, insertContact } from './crm-store.ts';
+import type { LeadsTable } from './crm-tables.ts';
+import { createDealRecord } from './deals.ts';
+import { findLead, toLead, updateLeadRow } from './lead-store.ts';
+
+interface ConvertInput {
+  lead_id: string;
+  company_id?: string;
+  contact_id?: string;
+  create_deal?: boolean;
+  deal_name?: string;
+  stage_key?: string;
+  amount_cents?: number;
+  currency?: string;
+  conversion_reason?: string;
+}
+
+/** The records a conversion produced, read back from the lead's stored IDs. */
+async function conversionResult(ctx: OperationContext, lead: LeadsTable) {
+  const body: Record<string, unknown> = { lead: toLead(lead) };
+  body.contact = await ctx.requireRecord('contact', lead.converted_contact_id!);
+  if (lead.converted_company_id) body.company = await ctx.requireRecord('company', lead.converted_company_id);
+  if (lead.converted_deal_id) body.deal = await ctx.requireRecord('deal', lead.converted_deal_id);
+  return body;
+}
+
+/**
+ * A converted lead answers a repeated conversion with the records it produced; a request naming other
+ * records than those fails instead of silently returning something else.
+ */
+function checkRepeat(lead: LeadsTable, input: ConvertInput) {
+  const conflicts: { field: string; message: string }[] = [];
+  if (input.contact_id !== undefined && input.contact_id !== lead.converted_contact_id) {
+    conflicts.push({ field: 'contact_id', message: `the lead was already converted to contact ${lead.converted_contact_id}` });
+  }
+  if (input.company_id !== undefined && input.company_id !== lead.converted_company_id) {
+    conflicts.push({ field: 'company_id', message: `the lead was already converted with company ${lead.converted_company_id ?? '(none)'}` });
+  }
+  if (input.create_deal === true && !lead.converted_deal_id) {
+    conflicts.push({ field: 'create_deal', message: 'the lead was already converted without a deal; use create_deal' });
+  }
+  if (conflicts.length) throw validationFailed(conflicts, 'The lead is already converted, to other records.');
+}
+
+async function convert(ctx: OperationContext, input: ConvertInput) {
+  const lead = await findLead(ctx.db, ctx.workspaceId, input.lead_id);
+  if (!lead) throw notFound('lead');
+  if (lead.status === 'converted') {
+    checkRepeat(lead, input);
+    ctx.audit({ targetType: 'lead', targetId: lead.id, action: 'convert', changedFields: [] });
+    return conversionResult(ctx, lead);
+  }
+  if (input.create_deal !== true) {
+    const dealOnly = (['deal_name', 'stage_key', 'amount_cents', 'currency'] as const).find((f) => input[f] !== undefined);
+    if (dealOnly) throw validationFailed([{ field: dealOnly, message: 'applies only with create_deal true' }]);
+  }
+
+  // Given records must exist before anything is written; the rest runs in the call's transaction, so a
+  // failure at any later step (an unknown stage_key) rolls back every record created before it.
+  const givenContact = input.contact_id ? await ctx.requireRecord('contact', input.contact_id) : undefined;
+  let company = input.company_id ? await ctx.requireRecord('company', input.company_id) : undefined;
+  if (!company && lead.company_name) {
+    company = await insertCompany(ctx.db, {
+      workspace_id: ctx.workspaceId,
+      id: newId('cmp'),
+      name: lead.company_name,
+      domain: null,
+      website: null,
+      notes: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    });
+    ctx.audit({ targetType: 'company', targetId: String(company.id), action: 'create', changedFields: ['name'] });
+    ctx.emit({ name: 'company.created', targetType: 'company', targetId: String(company.id), data: company });
+  }
+  let contact = givenContact;
+  if (!contact) {
+    contact = await insertContact(ctx.db, {
+      workspace_id: ctx.workspaceId,
+      id: newId('con'),
+      name: lead.name,
+      email: lead.email,
+      phone: lead.phone,
+      company_id: company ? String(company.id) : null,
+      company_name: company ? String(company.name) : lead.company_name,
+      notes: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    });
+    const fields = ['name', 'email', 'phone', 'company_id', 'company_name'].filter((f) => contact![f] !== null);
+    ctx.audit({ targetType: 'contact', targetId: String(contact.id), action: 'create', changedFields: fields });
+    ctx.emit({ name: 'contact.created', targetType: 'contact', targetId: String(contact.id), data: contact });
+  }
+  const deal =
+    input.create_deal === true
+      ? await createDealRecord(ctx, {
+          name: input.deal_name ?? lead.name,
+          stage_key: input.stage_key ?? 'new',
+          amount_cents: input.amount_cents ?? 0,
+          currency: input.currency ?? 'USD',
+          ...(company ? { company_id: String(company.id) } : {}),
+          contact_id: String(contact.id),
+        })
+      : undefined;
+
+  const changes: Partial<LeadsTable> = {
+    status: 'converted',
+    conversion_reason: input.conversion_reason ?? null,
+    converted_contact_id: String(contact.id),
+    converted_company_id: company ? String(company.id) : null,
+    converted_deal_id: deal?.id ?? null,
+    converted_at: ctx.now,
+    updated_at: ctx.now,
+  };
+  await updateLeadRow(ctx.db, ctx.workspaceId, lead.id, changes);
+  const converted = toLead({ ...lead, ...changes });
+  const changed = ['status', 'converted_contact_id', 'converted_at'];
+  if (company) changed.push('converted_company_id');
+  if (deal) changed.push('converted_deal_id');
+  if (input.conversion_reason !== undefined) changed.push('conversion_reason');
+  ctx.audit({ targetType: 'lead', targetId: lead.id, action: 'convert', changedFields: changed });
+  const result: Record<string, unknown> = { lead: converted, contact };
+  if (company) result.company = company;
+  if (deal) result.deal = deal;
+  ctx.emit({ name: 'lead.converted', targetType: 'lead', targetId: lead.id, data: result });
+  return result;
+}
+
+export const convertLead = defineOperation({
+  name: 'convert_lead',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'action',
+  summary: 'Convert a lead into a contact, company and deal',
+  description:
+    'Turns a lead into CRM records in one all-or-nothing step. Uses contact_id and company_id when given ' +
+    '(they must exist); otherwise creates the contact from the lead (name, email, phone, company) and, when ' +
+    'the lead has a company_name and no company_id is given, the company. With create_deal true it also ' +
+    'creates a deal (deal_name defaults to the lead\'s name, stage_key to new, amount_cents to 0, currency ' +
+    'to USD). The lead becomes converted and keeps conversion_reason and the IDs it produced. Returns ' +
+    '{lead, contact, company?, deal?}. Safe to repeat: converting a converted lead creates nothing and ' +
+    'returns the same records. Writes one audit event per record created or changed and emits lead.converted ' +
+    '(plus contact.created, company.created, deal.created for new records).',
+  input: Strict({
+    lead_id: idInput('ID of the lead (lead_...).'),
+    company_id: Type.Optional(idInput('Existing company to link instead of creating one from company_name.')),
+    contact_id: Type.Optional(idInput('Existing contact to link instead of creating one from the lead.')),
+    create_deal: Type.Optional(Type.Boolean({ description: 'Also create a deal for the contact (default false).' })),
+    deal_name: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Default: the lead\'s name.' })),
+    stage_key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Stage of the new deal; default new.' })),
+    amount_cents: Type.Optional(centsInput(0, 'Value of the new deal in the smallest currency unit.')),
+    currency: Type.Optional(currencyInput()),
+    conversion_reason: Type.Optional(Type.String({ maxLength: 2000, description: 'Why the lead was converted.' })),
+  }),
+  rest: { method: 'POST', path: '/v1/leads/{lead_id}/convert' },
+  responseKey: 'lead',
+  handler: async (ctx, input) => ({ body: await convert(ctx, input) }),
+});

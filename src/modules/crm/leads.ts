@@ -1,0 +1,105 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { customFieldsInput, newFields, oneOf } from './crm-shared.ts';
+import { insertLead, listLeads, toLead } from './lead-store.ts';
+
+export const leadRecord: RecordType = {
+  type: 'lead',
+  module: 'crm',
+  table: 'leads',
+  collection: '/v1/leads',
+  key: 'lead',
+  readScope: 'crm:read',
+  toResource: toLead,
+};
+
+const sourceInput = oneOf(['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const, {
+  description: 'Where the lead came from; default api on REST and mcp on MCP.',
+});
+const statusInput = oneOf(['new', 'working', 'qualified', 'disqualified', 'converted'] as const);
+
+export const createLead = defineOperation({
+  name: 'create_lead',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'lead',
+  summary: 'Create a lead',
+  description:
+    'Captures a lead (a prospect not yet qualified into a contact): name, optional email, phone, ' +
+    'company_name, title, source, score and custom_fields (filterable with list_leads). Leads start with ' +
+    'status new; turn one into a contact (and company, and deal) with convert_lead. Send an idempotency_key ' +
+    'so a retry returns the same lead. Writes an audit event and emits lead.created.',
+  input: Strict({
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
+    phone: Type.Optional(Type.String({ maxLength: 64 })),
+    company_name: Type.Optional(Type.String({ maxLength: 500, description: 'Company as text; convert_lead creates it.' })),
+    title: Type.Optional(Type.String({ maxLength: 500, description: 'Job title.' })),
+    source: Type.Optional(sourceInput),
+    score: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Lead score; higher is hotter.' })),
+    custom_fields: Type.Optional(customFieldsInput('lead (queryable with custom_field_key and custom_field_value)')),
+  }),
+  rest: { method: 'POST', path: '/v1/leads' },
+  responseKey: 'lead',
+  handler: async (ctx, input) => {
+    const lead = await insertLead(ctx.db, {
+      workspace_id: ctx.workspaceId,
+      id: newId('lead'),
+      name: input.name,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      company_name: input.company_name ?? null,
+      title: input.title ?? null,
+      source: input.source ?? (ctx.surface === 'mcp' ? 'mcp' : 'api'),
+      score: input.score ?? null,
+      status: 'new',
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      conversion_reason: null,
+      converted_contact_id: null,
+      converted_company_id: null,
+      converted_deal_id: null,
+      converted_at: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    });
+    ctx.audit({ targetType: 'lead', targetId: lead.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'lead.created', targetType: 'lead', targetId: lead.id, data: lead });
+    return { body: { lead }, createdId: lead.id };
+  },
+});
+
+export const listLeadsOperation = defineOperation({
+  name: 'list_leads',
+  module: 'crm',
+  scopes: ['crm:read'],
+  kind: 'read',
+  summary: 'List leads',
+  description:
+    'Lists leads, newest first. `query` matches name, email, company_name and title case-insensitively; ' +
+    'status and source filter exactly; custom_field_key with custom_field_value matches leads whose custom ' +
+    'field equals the value (compared as text: 42, true, gold), custom_field_key alone matches leads that ' +
+    'have the field. Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    status: Type.Optional(statusInput),
+    source: Type.Optional(sourceInput),
+    custom_field_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    custom_field_value: Type.Optional(Type.String({ maxLength: 10_000, description: 'Needs custom_field_key.' })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/leads' },
+  responseKey: 'leads',
+  handler: async (ctx, input) => {
+    if (input.custom_field_value !== undefined && input.custom_field_key === undefined) {
+      throw validationFailed([{ field: 'custom_field_key', message: 'is required with custom_field_value' }]);
+    }
+    const page = await listLeads(ctx.db, ctx.workspaceId, input, pageRequest('list_leads', input));
+    return { body: listBody('leads', page) };
+  },
+});

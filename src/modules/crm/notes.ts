@@ -1,0 +1,219 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { FreeFields, Strict } from '../../core/schema.ts';
+import { customFieldsInput, type Fields, idInput, mergeFields, newFields, parseFields, sameFields } from './crm-shared.ts';
+import type { NotesTable } from './crm-tables.ts';
+import { findNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
+
+export const noteRecord: RecordType = {
+  type: 'note',
+  module: 'crm',
+  table: 'notes',
+  collection: '/v1/notes',
+  key: 'note',
+  readScope: 'crm:read',
+  hiddenWhen: 'archived_at',
+  toResource: toNote,
+};
+
+const SUBJECTS = [
+  ['contact_id', 'contact'],
+  ['company_id', 'company'],
+  ['deal_id', 'deal'],
+] as const;
+
+const bodyInput = Type.String({ minLength: 1, maxLength: 100_000 });
+const titleInput = Type.String({ maxLength: 500 });
+const metadataInput = FreeFields('Machine-readable data about the note (source system, message ID ...): scalar values.');
+const noSubject = () =>
+  validationFailed(
+    SUBJECTS.map(([field]) => ({ field, message: 'a note must name at least one of contact_id, company_id, deal_id' })),
+  );
+
+/** Every subject named must exist in this workspace (resource_not_found). */
+async function checkSubjects(ctx: OperationContext, subjects: Partial<Record<(typeof SUBJECTS)[number][0], string | null>>) {
+  for (const [field, type] of SUBJECTS) {
+    const id = subjects[field];
+    if (id) await ctx.requireRecord(type, id);
+  }
+}
+
+export const createNote = defineOperation({
+  name: 'create_note',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'note',
+  summary: 'Add a note to a contact, company or deal',
+  description:
+    'Adds a note (body, optional title) about at least one subject: contact_id, company_id and/or deal_id, ' +
+    'each of which must exist. Notes accumulate, each with its own author, timestamp and history, unlike the ' +
+    'single overwritten notes field of contacts, companies and deals. custom_fields and metadata hold scalar ' +
+    'values. Send an idempotency_key so a retry returns the same note. Writes an audit event and emits note.created.',
+  input: Strict({
+    body: bodyInput,
+    title: Type.Optional(titleInput),
+    contact_id: Type.Optional(idInput('Contact the note is about (con_...).')),
+    company_id: Type.Optional(idInput('Company the note is about (cmp_...).')),
+    deal_id: Type.Optional(idInput('Deal the note is about (deal_...).')),
+    custom_fields: Type.Optional(customFieldsInput('note')),
+    metadata: Type.Optional(metadataInput),
+  }),
+  rest: { method: 'POST', path: '/v1/notes' },
+  responseKey: 'note',
+  handler: async (ctx, input) => {
+    if (!SUBJECTS.some(([field]) => input[field] !== undefined)) throw noSubject();
+    await checkSubjects(ctx, input);
+    const row: NotesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('note'),
+      title: input.title ?? null,
+      body: input.body,
+      contact_id: input.contact_id ?? null,
+      company_id: input.company_id ?? null,
+      deal_id: input.deal_id ?? null,
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      metadata: JSON.stringify(newFields(input.metadata)),
+      author_type: ctx.actor.type,
+      author_credential_id: ctx.actor.credentialId,
+      author_name: ctx.actor.name,
+      archived_at: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('notes').values(row).execute();
+    const note = toNote(row);
+    ctx.audit({ targetType: 'note', targetId: note.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'note.created', targetType: 'note', targetId: note.id, data: note });
+    return { body: { note }, createdId: note.id };
+  },
+});
+
+export const listNotesOperation = defineOperation({
+  name: 'list_notes',
+  module: 'crm',
+  scopes: ['crm:read'],
+  kind: 'read',
+  summary: 'List notes',
+  description:
+    'Lists notes, newest first, about a contact_id, company_id and/or deal_id; `query` matches title and ' +
+    'body case-insensitively. Archived notes are left out. An empty list is a valid answer (no notes yet). ' +
+    'Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    contact_id: Type.Optional(idInput('Only notes about this contact.')),
+    company_id: Type.Optional(idInput('Only notes about this company.')),
+    deal_id: Type.Optional(idInput('Only notes about this deal.')),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/notes' },
+  responseKey: 'notes',
+  handler: async (ctx, input) => {
+    const page = await listNotes(ctx.db, ctx.workspaceId, input, pageRequest('list_notes', input));
+    return { body: listBody('notes', page) };
+  },
+});
+
+const nullableSubject = (what: string) =>
+  Type.Union([idInput(`${what} the note is about.`), Type.Null()], { description: `${what} the note is about; null unlinks it.` });
+
+export const updateNote = defineOperation({
+  name: 'update_note',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'update',
+  summary: 'Edit a note',
+  description:
+    'Changes a note\'s title, body, subjects (contact_id, company_id, deal_id: must exist; null unlinks; ' +
+    'at least one must remain), custom_fields or metadata (both merged key by key; null removes a key). At ' +
+    'least one field must change, otherwise validation_failed. Archived notes are not found. Writes an audit ' +
+    'event naming the changed fields and emits note.updated.',
+  input: Strict({
+    note_id: idInput('ID of the note (note_...).'),
+    title: Type.Optional(Type.Union([titleInput, Type.Null()])),
+    body: Type.Optional(bodyInput),
+    contact_id: Type.Optional(nullableSubject('Contact')),
+    company_id: Type.Optional(nullableSubject('Company')),
+    deal_id: Type.Optional(nullableSubject('Deal')),
+    custom_fields: Type.Optional(customFieldsInput('note (merged key by key; null removes a key)')),
+    metadata: Type.Optional(metadataInput),
+  }),
+  rest: { method: 'PATCH', path: '/v1/notes/{note_id}' },
+  responseKey: 'note',
+  handler: async (ctx, input) => {
+    const row = await findNote(ctx.db, ctx.workspaceId, input.note_id);
+    if (!row || row.archived_at) throw notFound('note');
+    const next: NotesTable = { ...row };
+    const changed: string[] = [];
+    for (const field of ['title', 'body', 'contact_id', 'company_id', 'deal_id'] as const) {
+      const value = input[field];
+      if (value !== undefined && value !== row[field]) {
+        (next as unknown as Record<string, unknown>)[field] = value;
+        changed.push(field);
+      }
+    }
+    for (const field of ['custom_fields', 'metadata'] as const) {
+      const patch = input[field] as Fields | undefined;
+      if (patch === undefined) continue;
+      const current = parseFields(row[field]);
+      const merged = mergeFields(current, patch);
+      if (!sameFields(current, merged)) {
+        next[field] = JSON.stringify(merged);
+        changed.push(field);
+      }
+    }
+    if (changed.length === 0) {
+      throw validationFailed(
+        [{ field: '(body)', message: 'changes nothing: send at least one field with a value different from the note\'s' }],
+        'update_note must change at least one field.',
+      );
+    }
+    if (!next.contact_id && !next.company_id && !next.deal_id) throw noSubject();
+    await checkSubjects(ctx, {
+      contact_id: changed.includes('contact_id') ? next.contact_id : null,
+      company_id: changed.includes('company_id') ? next.company_id : null,
+      deal_id: changed.includes('deal_id') ? next.deal_id : null,
+    });
+    next.updated_at = ctx.now;
+    const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
+    await updateNoteRow(ctx.db, ctx.workspaceId, row.id, set);
+    const note = toNote(next);
+    ctx.audit({ targetType: 'note', targetId: row.id, changedFields: changed });
+    ctx.emit({ name: 'note.updated', targetType: 'note', targetId: row.id, data: note });
+    return { body: { note } };
+  },
+});
+
+export const archiveNote = defineOperation({
+  name: 'archive_note',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'archive',
+  summary: 'Archive a note',
+  description:
+    'Archives a note: it disappears from every read (list_notes, GET /v1/notes/{note_id}) but is kept with ' +
+    'its history (get_record_history with target_type note still reads it), and an operator can restore it. ' +
+    'Archiving an archived note changes nothing and returns it again. Writes an audit event and emits note.archived.',
+  input: Strict({ note_id: idInput('ID of the note (note_...).') }),
+  rest: { method: 'DELETE', path: '/v1/notes/{note_id}' },
+  responseKey: 'note',
+  handler: async (ctx, input) => {
+    const row = await findNote(ctx.db, ctx.workspaceId, input.note_id);
+    if (!row) throw notFound('note');
+    if (row.archived_at) {
+      ctx.audit({ targetType: 'note', targetId: row.id, changedFields: [] });
+      return { body: { note: toNote(row) } };
+    }
+    const changes = { archived_at: ctx.now, updated_at: ctx.now };
+    await updateNoteRow(ctx.db, ctx.workspaceId, row.id, changes);
+    const note = toNote({ ...row, ...changes });
+    ctx.audit({ targetType: 'note', targetId: row.id, changedFields: ['archived_at'] });
+    ctx.emit({ name: 'note.archived', targetType: 'note', targetId: row.id, data: note });
+    return { body: { note } };
+  },
+});

@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { centsInput, currencyInput, customFieldsInput, idInput, newFields, uniquely } from './crm-shared.ts';
+import type { PaymentsTable } from './crm-tables.ts';
+import { findInvoice, paymentWithReference, toInvoice, toPayment } from './invoice-store.ts';
+
+export const paymentRecord: RecordType = {
+  type: 'payment',
+  module: 'crm',
+  table: 'payments',
+  collection: '/v1/payments',
+  key: 'payment',
+  readScope: 'crm:read',
+  toResource: toPayment,
+};
+
+/**
+ * Applies a payment to its invoice in the same transaction. The update re-checks the balance itself, so
+ * two concurrent payments can never take an invoice past its total.
+ */
+async function applyToInvoice(ctx: OperationContext, invoiceId: string, amount: number, paidAt: string) {
+  const result = await ctx.db
+    .updateTable('invoices')
+    .set({
+      amount_paid_cents: sql`amount_paid_cents + ${amount}`,
+      status: sql`case when amount_paid_cents + ${amount} = total_cents then 'paid' else 'partially_paid' end`,
+      paid_at: sql`case when amount_paid_cents + ${amount} = total_cents then ${paidAt} else paid_at end`,
+      updated_at: ctx.now,
+    })
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('id', '=', invoiceId)
+    .where('status', '!=', 'void')
+    .where(sql<boolean>`amount_paid_cents + ${amount} <= total_cents`)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) {
+    throw validationFailed([{ field: 'amount_cents', message: 'exceeds the invoice balance' }]);
+  }
+  const row = await findInvoice(ctx.db, ctx.workspaceId, invoiceId);
+  return toInvoice(row!);
+}
+
+export const recordPayment = defineOperation({
+  name: 'record_payment',
+  module: 'crm',
+  scopes: ['crm:write'],
+  kind: 'create',
+  creates: 'payment',
+  summary: 'Record a payment',
+  description:
+    'Records money received, optionally against an invoice (without invoice_id it is an unapplied payment). ' +
+    'With an invoice: it must exist and not be void, currency (default: the invoice\'s) must match it, and ' +
+    'amount_cents may not exceed balance_cents; in the same transaction the invoice\'s amount_paid_cents and ' +
+    'status move (partially_paid, then paid). provider_reference_id (the processor\'s charge ID) cannot be ' +
+    'recorded twice for the same provider. Send an idempotency_key so a retry returns the same payment. ' +
+    'Writes audit events for the payment and the invoice; emits payment.recorded and, when the invoice ' +
+    'becomes fully paid, invoice.paid.',
+  input: Strict({
+    invoice_id: Type.Optional(idInput('ID of the invoice this pays (inv_...); omit for an unapplied payment.')),
+    amount_cents: centsInput(1, 'Amount received in the smallest currency unit, at least 1.'),
+    currency: Type.Optional(currencyInput('ISO 4217 code in upper case; default the invoice\'s currency, else USD.')),
+    paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the money was received; default now.' })),
+    provider: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Payment processor or method, e.g. stripe, bank_transfer.' })),
+    provider_reference_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'The provider\'s ID of this payment; unique per provider.' }),
+    ),
+    custom_fields: Type.Optional(customFieldsInput('payment')),
+  }),
+  rest: { method: 'POST', path: '/v1/payments' },
+  responseKey: 'payment',
+  handler: async (ctx, input) => {
+    const invoice = input.invoice_id ? await findInvoice(ctx.db, ctx.workspaceId, input.invoice_id) : undefined;
+    if (input.invoice_id && !invoice) throw notFound('invoice');
+    const currency = input.currency ?? invoice?.currency ?? 'USD';
+    if (invoice) {
+      if (invoice.status === 'void') {
+        throw validationFailed([{ field: 'invoice_id', message: 'the invoice is void; a void invoice takes no payments' }]);
+      }
+      if (currency !== invoice.currency) {
+        throw validationFailed([{ field: 'currency', message: `must match the invoice currency ${invoice.currency}` }]);
+      }
+      const balance = Number(invoice.total_cents) - Number(invoice.amount_paid_cents);
+      if (input.amount_cents > balance) {
+        throw validationFailed([
+          { field: 'amount_cents', message: `exceeds the invoice balance of ${balance} cents ${invoice.currency}` },
+        ]);
+      }
+    }
+    const referenceKey =
+      input.provider_reference_id !== undefined ? JSON.stringify([input.provider ?? null, input.provider_reference_id]) : null;
+    const duplicate = `a payment with this provider_reference_id${input.provider ? ` from ${input.provider}` : ''} is already recorded`;
+    if (referenceKey && (await paymentWithReference(ctx.db, ctx.workspaceId, referenceKey))) {
+      throw validationFailed([{ field: 'provider_reference_id', message: duplicate }]);
+    }
+    const row: PaymentsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('pay'),
+      invoice_id: input.invoice_id ?? null,
+      amount_cents: input.amount_cents,
+      currency,
+      paid_at: input.paid_at ?? ctx.now,
+      provider: input.provider ?? null,
+      provider_reference_id: input.provider_reference_id ?? null,
+      reference_key: referenceKey,
+      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await uniquely(() => ctx.db.insertInto('payments').values(row).execute(), 'provider_reference_id', duplicate);
+    const payment = toPayment(row);
+    ctx.audit({ targetType: 'payment', targetId: payment.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'payment.recorded', targetType: 'payment', targetId: payment.id, data: payment });
+    if (invoice) {
+      const updated = await applyToInvoice(ctx, invoice.id, input.amount_cents, payment.paid_at);
+      const changed = ['amount_paid_cents'];
+      if (updated.status !== invoice.status) changed.push('status');
+      if (updated.status === 'paid') changed.push('paid_at');
+      ctx.audit({ targetType: 'invoice', targetId: invoice.id, action: 'update', changedFields: changed });
+      if (updated.status === 'paid') {
+        ctx.emit({ name: 'invoice.paid', targetType: 'invoice', targetId: invoice.id, data: updated });
+      }
+    }
+    return { body: { payment }, createdId: payment.id };
+  },
+});
