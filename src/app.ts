@@ -10,6 +10,7 @@ import { createRateLimiter, type RateLimiter } from './core/rate-limit.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { startWorker, type Worker } from './jobs/worker.ts';
 import { buildRegistry, type Registry } from './registry.ts';
 import { registerAdminRoutes } from './surfaces/admin/admin-routes.ts';
 import { registerDocsRoutes } from './surfaces/docs/docs-routes.ts';
@@ -33,6 +34,8 @@ export interface AppOptions {
 export interface Service {
   app: FastifyInstance;
   deps: PipelineDeps;
+  /** The background worker, when config.worker is on. */
+  worker?: Worker;
 }
 
 export function createLogger(config: Config): Logger {
@@ -134,6 +137,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   app.addHook('onClose', async () => {
     if (!options.database) await database.close();
   });
+  let worker: Worker | undefined;
+  // onClose hooks run last-registered first: the worker stops before the database closes.
+  app.addHook('onClose', async () => {
+    await worker?.stop();
+  });
   await app.ready();
-  return { app, deps };
+  if (config.worker) worker = await startWorker(deps);
+  return { app, deps, worker };
 }

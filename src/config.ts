@@ -15,6 +15,30 @@ export interface Config {
   /** Origins allowed to call /mcp from a browser; empty means loopback origins only. */
   mcpAllowedOrigins: string[];
   defaultRateLimitPerMinute: number;
+  /** Background worker on this node (webhook and notification deliveries): WOS_WORKER=off disables it. */
+  worker: boolean;
+  /** How often the worker looks for due work, in ms (WOS_WORKER_POLL_MS, default 1000). */
+  workerPollMs: number;
+  /** Lets webhook and push URLs reach loopback and private addresses (WOS_WEBHOOK_ALLOW_PRIVATE=true). */
+  webhookAllowPrivate: boolean;
+  /** Delays between delivery attempts (WOS_WEBHOOK_RETRY_SCHEDULE_MS, comma-separated ms). */
+  webhookRetryScheduleMs: number[];
+  /** Timeout of one outbound delivery request (WOS_WEBHOOK_TIMEOUT_MS, default 10 s). */
+  webhookTimeoutMs: number;
+  /** VAPID subject for web push (WOS_VAPID_SUBJECT: mailto: or https: URL). */
+  vapidSubject: string | undefined;
+}
+
+/** The Standard Webhooks retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+export const STANDARD_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000);
+
+function retrySchedule(value: string | undefined): number[] {
+  if (value === undefined || value.trim() === '') return STANDARD_RETRY_SCHEDULE_MS;
+  const delays = value.split(',').map((part) => Number(part.trim()));
+  if (delays.some((d) => !Number.isInteger(d) || d < 0)) {
+    throw new Error('WOS_WEBHOOK_RETRY_SCHEDULE_MS must be comma-separated non-negative integers');
+  }
+  return delays;
 }
 
 type Env = Record<string, string | undefined>;
@@ -49,6 +73,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((origin) => origin.trim())
       .filter(Boolean),
     defaultRateLimitPerMinute: integer(env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE, 6000, 'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE'),
+    worker: !['off', 'false', '0', 'no'].includes((env.WOS_WORKER ?? 'on').toLowerCase()),
+    workerPollMs: Math.max(10, integer(env.WOS_WORKER_POLL_MS, 1000, 'WOS_WORKER_POLL_MS')),
+    webhookAllowPrivate: env.WOS_WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookRetryScheduleMs: retrySchedule(env.WOS_WEBHOOK_RETRY_SCHEDULE_MS),
+    webhookTimeoutMs: integer(env.WOS_WEBHOOK_TIMEOUT_MS, 10_000, 'WOS_WEBHOOK_TIMEOUT_MS') || 10_000,
+    vapidSubject: env.WOS_VAPID_SUBJECT || undefined,
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {

@@ -5,6 +5,7 @@ import type { RecordType } from './core/record-types.ts';
 import { activityLogModule } from './modules/activity-log/index.ts';
 import { crmModule } from './modules/crm/index.ts';
 import { tasksModule } from './modules/tasks/index.ts';
+import { integrationsModule } from './modules/integrations/index.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
 
 export interface RestRoute {
@@ -26,7 +27,7 @@ export interface Registry {
   eventConsumers: EventConsumer[];
 }
 
-const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule];
+const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule];
 
 /** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
 export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {

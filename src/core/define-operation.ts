@@ -1,4 +1,6 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/tables.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
 import type { OperationContext } from './context.ts';
 import { type CompiledSchema, compileSchema } from './schema.ts';
@@ -17,6 +19,11 @@ export interface OperationResult {
    * as-is instead of the JSON body.
    */
   raw?: { contentType: string; payload: string | Buffer };
+  /**
+   * Work that must not hold the call's transaction (an outbound HTTP request): runs after the commit, on
+   * the root database, and its result replaces body. It must record its own failures, never throw.
+   */
+  afterCommit?: (db: Kysely<DB>) => Promise<Record<string, unknown>>;
 }
 
 export interface OperationSpec<P extends TProperties> {

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB, OutboxEventsTable } from '../db/tables.ts';
+import type { JobDefinition, PeriodicTask } from '../jobs/types.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
 import type { Clock } from './clock.ts';
 import type { OperationDefinition } from './define-operation.ts';
@@ -40,4 +41,8 @@ export interface ModuleDefinition {
   summary?: SummarySection[];
   events?: DomainEventType[];
   eventConsumers?: EventConsumer[];
+  /** Background job handlers (src/jobs): run by the worker of every node that has it on. */
+  jobs?: JobDefinition[];
+  /** Idempotent work each worker tick (finding due rows, enqueueing keyed jobs). */
+  periodicTasks?: PeriodicTask[];
 }

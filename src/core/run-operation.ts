@@ -249,6 +249,10 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       executed = { result: { ...thrown.result, body: { ...thrown.result.body, dry_run: true } }, status: 200 };
     }
 
+    if (executed.result.afterCommit) {
+      executed = { ...executed, result: { ...executed.result, body: await executed.result.afterCommit(db) } };
+    }
+
     // 10. response
     if (replayed) headers['idempotent-replayed'] = 'true';
     return {

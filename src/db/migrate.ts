@@ -2,12 +2,14 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as platform from './migrations/0001-platform.ts';
 import * as crmTasksActivity from './migrations/0002-crm-tasks-activity.ts';
 import * as crmLedger from './migrations/0003-crm-ledger.ts';
+import * as integrationsNotifications from './migrations/0005-integrations-notifications.ts';
 
 // Listed explicitly, in order: a migration exists when it is named here.
 const migrations: Record<string, Migration> = {
   '0001-platform': platform,
   '0002-crm-tasks-activity': crmTasksActivity,
   '0003-crm-ledger': crmLedger,
+  '0005-integrations-notifications': integrationsNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,9 @@
 // Row types of every table, for Kysely. Platform tables live here; each module declares its own
 // in <module>-tables.ts and is merged into DB below.
+import type { JobsTables } from '../jobs/jobs-tables.ts';
+import type { GovernanceTables } from '../modules/analytics-governance/governance-tables.ts';
+import type { IntegrationsTables } from '../modules/integrations/integrations-tables.ts';
+import type { NotificationsTables } from '../modules/notifications/notifications-tables.ts';
 import type { ActivityTables } from '../modules/activity-log/activity-tables.ts';
 import type { CrmTables } from '../modules/crm/crm-tables.ts';
 import type { TaskTables } from '../modules/tasks/task-tables.ts';
@@ -110,4 +114,9 @@ export interface PlatformTables {
   billing_usage: BillingUsageTable;
 }
 
-export interface DB extends PlatformTables, CrmTables, TaskTables, ActivityTables {}
+export interface DB
+  extends PlatformTables, CrmTables, TaskTables, ActivityTables,
+    IntegrationsTables,
+    GovernanceTables,
+    NotificationsTables,
+    JobsTables {}

@@ -60,6 +60,8 @@ export async function isolatedDatabase(): Promise<{ env: Record<string, string>;
       const dropper = new pg.Client({ connectionString: url });
       await dropper.connect();
       await dropper.query(`drop schema if exists ${schema} cascade`);
+      // The job queue (pg-boss) keeps its tables in a schema derived from the service's (src/jobs).
+      await dropper.query(`drop schema if exists ${schema}_jobs cascade`);
       await dropper.end();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -83,12 +85,32 @@ export class Harness {
       WOS_ADMIN_TOKEN: OPERATOR_TOKEN,
       WOS_LOG_LEVEL: 'silent',
       WOS_PUBLIC_URL: 'http://wos.test',
+      // The background worker runs only in tests that ask for it (WOS_WORKER: 'on').
+      WOS_WORKER: 'off',
       ...options.env,
     });
     const clock = options.clock ?? new MutableClock();
     const service = await buildApp({ config, clock, registry: options.registry });
     await ensureOperatorToken(service.deps.database.db, config);
     return new Harness(service, config, clock, database.drop);
+  }
+
+  /** The background worker, when started with WOS_WORKER: 'on'. */
+  get worker() {
+    return this.service.worker;
+  }
+
+  /**
+   * Stops this service (as a crash or deploy would: the worker stops, the database stays) and starts a new
+   * one over the same database and clock, with config overrides. Use the returned harness from then on.
+   */
+  async restart(overrides: Partial<Config> = {}): Promise<Harness> {
+    await this.service.app.close();
+    await this.service.deps.database.close().catch(() => {});
+    const config = { ...this.config, ...overrides };
+    const service = await buildApp({ config, clock: this.clock });
+    await ensureOperatorToken(service.deps.database.db, config);
+    return new Harness(service, config, this.clock, this.dropDatabase);
   }
 
   get db(): Kysely<DB> {

@@ -1,0 +1,96 @@
+// The jobs interface on pg-boss 10 for PostgreSQL installations: several nodes share the queues, and
+// pg-boss (SKIP LOCKED fetches, expiry, retries) decides which node runs a job.
+import { createHash } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import type { Config } from '../config.ts';
+import type { EnqueueOptions, JobDefinition, JobEnv, QueueBackend } from './types.ts';
+
+/** pg-boss keeps its tables in a schema of its own, derived from the service's schema when one is set. */
+export function jobsSchema(config: Config): string {
+  return config.databaseSchema ? `${config.databaseSchema}_jobs` : 'wos_jobs';
+}
+
+/** A deduplication key as a stable UUID: pg-boss ignores a second insert of the same (queue, id). */
+export function keyToUuid(name: string, key: string): string {
+  const hex = createHash('sha256').update(`${name}\n${key}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const BATCH = 8;
+
+export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
+  const { config, clock, logger } = base;
+  const boss = new PgBoss({
+    connectionString: config.databaseUrl!,
+    schema: jobsSchema(config),
+    application_name: 'wos-jobs',
+    max: 4,
+    schedule: false,
+    supervise: true,
+    archiveCompletedAfterSeconds: 24 * 60 * 60,
+  });
+  boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+  const controller = new AbortController();
+  const workers = new Map<string, string>();
+  let started = false;
+
+  const queue: QueueBackend = {
+    backend: 'pg-boss',
+
+    async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<string | null> {
+      // Run times are on the service clock; pg-boss counts in the database's time, so send the delay.
+      const delayMs = options.runAt ? Math.max(0, options.runAt.getTime() - clock.now().getTime()) : 0;
+      const id = await boss.send(name, (payload ?? {}) as object, {
+        ...(options.key ? { id: keyToUuid(name, options.key) } : {}),
+        ...(delayMs > 0 ? { startAfter: new Date(Date.now() + delayMs) } : {}),
+      });
+      const worker = workers.get(name);
+      if (id && delayMs === 0 && worker) boss.notifyWorker(worker);
+      return id;
+    },
+
+    async start(definitions: JobDefinition[]): Promise<void> {
+      await boss.start();
+      started = true;
+      const env: JobEnv = { ...base, queue };
+      for (const definition of definitions) {
+        await boss.createQueue(definition.name, {
+          name: definition.name,
+          retryLimit: definition.retryLimit ?? 3,
+          retryDelay: definition.retryDelaySeconds ?? 5,
+          retryBackoff: true,
+          expireInSeconds: 5 * 60,
+        });
+        // A batch runs concurrently; each job fails on its own (pg-boss then completes only the active rest).
+        const id = await boss.work<Record<string, unknown>>(
+          definition.name,
+          { pollingIntervalSeconds: Math.max(0.5, config.workerPollMs / 1000), batchSize: BATCH, includeMetadata: true },
+          async (jobs) => {
+            await Promise.all(
+              jobs.map(async (job) => {
+                try {
+                  await definition.run(
+                    { id: job.id, name: job.name, payload: job.data, attempt: job.retryCount + 1, signal: controller.signal },
+                    env,
+                  );
+                } catch (err) {
+                  await boss.fail(definition.name, job.id, { message: err instanceof Error ? err.message : String(err) });
+                }
+              }),
+            );
+          },
+        );
+        workers.set(definition.name, id);
+      }
+    },
+
+    async stop(): Promise<void> {
+      if (!started) return;
+      controller.abort();
+      // Jobs still running are failed back to pg-boss, which retries them on a live node.
+      await boss.stop({ graceful: true, wait: true, timeout: 5000, close: true });
+    },
+  };
+  return queue;
+}

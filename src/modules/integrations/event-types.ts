@@ -1,0 +1,134 @@
+import { Type } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { toEventType } from './integrations-store.ts';
+
+export const eventTypeRecord: RecordType = {
+  type: 'integration_event_type',
+  module: 'integrations',
+  table: 'integration_event_types',
+  collection: '/v1/integrations/events',
+  key: 'event_type',
+  readScope: 'integrations:read',
+  toResource: toEventType,
+};
+
+export const EVENT_KEY_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
+const schemaChecker = new Ajv({ strict: false, allErrors: true });
+
+function plainSchema(schema: unknown): Record<string, unknown> | null {
+  return schema ? (JSON.parse(JSON.stringify(schema)) as Record<string, unknown>) : null;
+}
+
+export const listEventTypes = defineOperation({
+  name: 'list_integration_event_types',
+  module: 'integrations',
+  scopes: ['integrations:read'],
+  kind: 'read',
+  summary: 'List integration event types',
+  description:
+    'Lists the event types webhook endpoints can subscribe to, sorted by key: every domain event the service ' +
+    'emits (source builtin, e.g. contact.created, task.completed, with a description and, where declared, the ' +
+    'JSON Schema of its data) plus the custom types this workspace registered (source custom). Filter by ' +
+    'source or a text query over key and description; paginate with cursor.',
+  input: Strict({
+    source: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('custom')])),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text in the key or description.' })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/integrations/events' },
+  responseKey: 'event_types',
+  handler: async (ctx, input) => {
+    const request = pageRequest('list_integration_event_types', input);
+    const after = request.cursor ? decodeCursor(request.operation, request.filters, request.cursor) : '';
+    const limit = request.limit ?? DEFAULT_PAGE_SIZE;
+    const text = input.query?.toLowerCase();
+    const matches = (key: string, description: string) =>
+      key > after && (!text || key.toLowerCase().includes(text) || description.toLowerCase().includes(text));
+    const builtin =
+      input.source === 'custom'
+        ? []
+        : [...ctx.eventTypes.values()]
+            .filter((t) => matches(t.name, t.description))
+            .map((t) => ({ key: t.name, description: t.description, source: 'builtin' as const, schema: plainSchema(t.schema) }));
+    let custom: ReturnType<typeof toEventType>[] = [];
+    if (input.source !== 'builtin') {
+      const rows = await ctx.db
+        .selectFrom('integration_event_types')
+        .selectAll()
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('key', '>', after)
+        .orderBy('key')
+        .execute();
+      custom = rows.map(toEventType).filter((t) => matches(t.key, t.description));
+    }
+    const all = [...builtin, ...custom].sort((a, b) => (a.key < b.key ? -1 : 1));
+    const items = all.slice(0, limit);
+    const body: Record<string, unknown> = { event_types: items };
+    if (all.length > limit) body.next_cursor = encodeCursor(request.operation, request.filters, items[items.length - 1]!.key);
+    return { body };
+  },
+});
+
+export const registerEventType = defineOperation({
+  name: 'register_integration_event_type',
+  module: 'integrations',
+  scopes: ['integrations:write'],
+  kind: 'create',
+  creates: 'integration_event_type',
+  summary: 'Register a custom integration event type',
+  description:
+    'Registers a custom event type of this workspace so webhook endpoints can subscribe to it: a dotted key ' +
+    '(resource.action, unique, not a built-in key), a description and optionally the JSON Schema of its ' +
+    'payload (checked to compile). Send an idempotency_key to retry safely. Writes an audit event and emits ' +
+    'integration_event_type.registered.',
+  input: Strict({
+    key: Type.String({ pattern: EVENT_KEY_PATTERN, maxLength: 100, description: 'Dotted key, e.g. order.shipped.' }),
+    description: Type.String({ minLength: 1, maxLength: 1000 }),
+    schema: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        additionalProperties: false,
+        description: 'JSON Schema (draft 2020-12 or 07) of the event data.',
+      }),
+    ),
+  }),
+  rest: { method: 'POST', path: '/v1/integrations/events' },
+  responseKey: 'event_type',
+  handler: async (ctx, input) => {
+    if (ctx.eventTypes.has(input.key)) {
+      throw validationFailed([{ field: 'key', message: 'is a built-in event type' }]);
+    }
+    const existing = await ctx.db
+      .selectFrom('integration_event_types')
+      .select('id')
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('key', '=', input.key)
+      .executeTakeFirst();
+    if (existing) throw validationFailed([{ field: 'key', message: `is already registered (${existing.id})` }]);
+    if (input.schema && !schemaChecker.validateSchema(input.schema)) {
+      const problem = schemaChecker.errors?.[0];
+      throw validationFailed([
+        { field: 'schema', message: `is not a valid JSON Schema: ${problem?.instancePath || '(root)'} ${problem?.message ?? ''}`.trim() },
+      ]);
+    }
+    const row = {
+      workspace_id: ctx.workspaceId,
+      id: newId('iet'),
+      key: input.key,
+      description: input.description,
+      schema: input.schema ? JSON.stringify(input.schema) : null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('integration_event_types').values(row).execute();
+    const eventType = toEventType(row);
+    ctx.audit({ targetType: 'integration_event_type', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'integration_event_type.registered', targetType: 'integration_event_type', targetId: row.id, data: eventType });
+    return { body: { event_type: eventType }, createdId: row.id };
+  },
+});

@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { Strict } from '../../core/schema.ts';
+import { attemptDelivery, eventBody } from './delivery-worker.ts';
+import type { WebhookDeliveriesTable } from './integrations-tables.ts';
+import { attemptsOf, findEndpoint, loadDelivery, toDelivery } from './integrations-store.ts';
+
+const webhookId = Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' });
+// The worker's sweep must not pick up a test delivery while the call itself is sending it.
+const TEST_SEND_LEASE_MS = 60_000;
+
+export const listDeliveries = defineOperation({
+  name: 'list_webhook_deliveries',
+  module: 'integrations',
+  scopes: ['integrations:read'],
+  kind: 'read',
+  summary: 'List the deliveries of a webhook endpoint',
+  description:
+    'Lists the deliveries of one endpoint, newest first, with every attempt (time, status code, duration, ' +
+    'error, a short excerpt of the response, next attempt). Filter by status (pending, succeeded, failed, ' +
+    'canceled) and event_type. Use it to debug a receiver; a pending delivery shows when it is retried.',
+  input: Strict({
+    webhook_id: webhookId,
+    status: Type.Optional(
+      Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('canceled')]),
+    ),
+    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries' },
+  responseKey: 'deliveries',
+  handler: async (ctx, input) => {
+    if (!(await findEndpoint(ctx.db, ctx.workspaceId, input.webhook_id))) throw notFound('webhook endpoint');
+    let query = ctx.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('endpoint_id', '=', input.webhook_id);
+    if (input.status) query = query.where('status', '=', input.status);
+    if (input.event_type) query = query.where('event_type', '=', input.event_type);
+    const page = await fetchPage(query, pageRequest('list_webhook_deliveries', input));
+    const attempts = await attemptsOf(ctx.db, ctx.workspaceId, page.items.map((row) => row.id));
+    return { body: listBody('deliveries', { ...page, items: page.items.map((row) => toDelivery(row, attempts.get(row.id) ?? [])) }) };
+  },
+});
+
+export const sendTestEvent = defineOperation({
+  name: 'send_test_webhook_event',
+  module: 'integrations',
+  scopes: ['integrations:write'],
+  kind: 'action',
+  summary: 'Send a test event to a webhook endpoint',
+  description:
+    'Sends a webhook.test event to one endpoint right away (even a disabled one) and returns the delivery ' +
+    'with its first attempt\'s outcome (status code, duration, error, response excerpt). A failed test ' +
+    'delivery is retried on the normal schedule. Use it to check a receiver\'s URL and signature checks.',
+  input: Strict({ webhook_id: webhookId }),
+  rest: { method: 'POST', path: '/v1/webhooks/{webhook_id}/test' },
+  responseKey: 'delivery',
+  handler: async (ctx, input) => {
+    const endpoint = await findEndpoint(ctx.db, ctx.workspaceId, input.webhook_id);
+    if (!endpoint) throw notFound('webhook endpoint');
+    const eventId = newId('evt');
+    const row: WebhookDeliveriesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('whd'),
+      endpoint_id: endpoint.id,
+      event_id: eventId,
+      event_type: 'webhook.test',
+      payload: eventBody({
+        id: eventId,
+        name: 'webhook.test',
+        occurred_at: ctx.now,
+        workspace_id: ctx.workspaceId,
+        data: { webhook_id: endpoint.id, message: 'A test event sent by send_test_webhook_event.' },
+      }),
+      status: 'pending',
+      attempt_count: 0,
+      next_attempt_at: new Date(Date.parse(ctx.now) + TEST_SEND_LEASE_MS).toISOString(),
+      last_status_code: null,
+      last_error: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+      completed_at: null,
+    };
+    await ctx.db.insertInto('webhook_deliveries').values(row).execute();
+    ctx.audit({ targetType: 'webhook_delivery', targetId: row.id, action: 'send_test', changedFields: [] });
+    const env = { config: ctx.config, clock: ctx.clock };
+    return {
+      body: { delivery: toDelivery(row, []) },
+      // The request goes out after the commit: a slow receiver must not hold the database.
+      afterCommit: async (db) => {
+        await attemptDelivery({ ...env, db }, row.workspace_id, row.id, { force: true });
+        return { delivery: await loadDelivery(db, row.workspace_id, row.id) };
+      },
+    };
+  },
+});

@@ -1,0 +1,191 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { checkOutboundUrl, OutboundRefused } from '../../core/outbound-url.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import type { WebhookEndpointsTable } from './integrations-tables.ts';
+import { findEndpoint, toEndpoint } from './integrations-store.ts';
+import { newSigningSecret, openSecret, sealSecret } from './secrets.ts';
+
+export const endpointRecord: RecordType = {
+  type: 'webhook_endpoint',
+  module: 'integrations',
+  table: 'webhook_endpoints',
+  collection: '/v1/webhooks',
+  key: 'webhook',
+  readScope: 'integrations:read',
+  toResource: toEndpoint,
+};
+
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
+const url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL that receives the POSTs.' });
+const eventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  minItems: 1,
+  maxItems: 200,
+  uniqueItems: true,
+  description: 'Event type keys from list_integration_event_types, or ["*"] for every event.',
+});
+
+/** A URL must be http(s) and reach a public address (unless the operator allows private ones). */
+export async function checkUrl(ctx: OperationContext, value: string, field: string): Promise<void> {
+  try {
+    await checkOutboundUrl(value, { allowPrivate: ctx.config.webhookAllowPrivate });
+  } catch (thrown) {
+    if (thrown instanceof OutboundRefused) throw validationFailed([{ field, message: thrown.message }]);
+    throw thrown;
+  }
+}
+
+async function checkEventTypes(ctx: OperationContext, keys: string[]): Promise<void> {
+  if (keys.includes('*')) {
+    if (keys.length > 1) throw validationFailed([{ field: 'event_types', message: '"*" must be the only entry' }]);
+    return;
+  }
+  const unknown = keys.filter((key) => !ctx.eventTypes.has(key));
+  if (unknown.length === 0) return;
+  const custom = await ctx.db
+    .selectFrom('integration_event_types')
+    .select('key')
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('key', 'in', unknown)
+    .execute();
+  const known = new Set(custom.map((row) => row.key));
+  const missing = unknown.filter((key) => !known.has(key));
+  if (missing.length) {
+    throw validationFailed(
+      missing.map((key) => ({ field: `event_types[${keys.indexOf(key)}]`, message: `${key} is not in the event catalogue` })),
+    );
+  }
+}
+
+export const createEndpoint = defineOperation({
+  name: 'create_webhook_endpoint',
+  module: 'integrations',
+  scopes: ['integrations:write'],
+  kind: 'create',
+  creates: 'webhook_endpoint',
+  summary: 'Create a webhook endpoint',
+  description:
+    'Registers a URL that receives signed POSTs (Standard Webhooks) for the listed event types (or "*"). ' +
+    'The URL must be http(s) and resolve to a public address. The response carries the signing secret ' +
+    '(whsec_...) in secret: store it, it is not shown again except on rotation (update_webhook_endpoint ' +
+    'with rotate_secret). Writes an audit event and emits webhook_endpoint.created.',
+  input: Strict({
+    url,
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    event_types: eventTypes,
+    status: Type.Optional(status),
+  }),
+  rest: { method: 'POST', path: '/v1/webhooks' },
+  responseKey: 'webhook',
+  // A retried create is answered with the current secret: the client may never have seen the first answer.
+  replay: async (ctx, record) => {
+    const row = (await findEndpoint(ctx.db, ctx.workspaceId, String(record.id)))!;
+    return { webhook: { ...record, secret: await openSecret(ctx.db, row.secret) } };
+  },
+  handler: async (ctx, input) => {
+    await checkUrl(ctx, input.url, 'url');
+    await checkEventTypes(ctx, input.event_types);
+    const secret = newSigningSecret();
+    const row: WebhookEndpointsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('whe'),
+      url: input.url,
+      description: input.description ?? null,
+      event_types: JSON.stringify(input.event_types),
+      status: input.status ?? 'active',
+      disabled_reason: null,
+      secret: await sealSecret(ctx.db, secret),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('webhook_endpoints').values(row).execute();
+    const webhook = toEndpoint(row);
+    ctx.audit({ targetType: 'webhook_endpoint', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: row.id, data: webhook });
+    return { body: { webhook: { ...webhook, secret } }, createdId: row.id };
+  },
+});
+
+export const listEndpoints = defineOperation({
+  name: 'list_webhook_endpoints',
+  module: 'integrations',
+  scopes: ['integrations:read'],
+  kind: 'read',
+  summary: 'List webhook endpoints',
+  description:
+    'Lists the webhook endpoints of the workspace, newest first, optionally by status (active, disabled; an ' +
+    'endpoint that answered 410 Gone is disabled with a disabled_reason). Secrets are never listed.',
+  input: Strict({ status: Type.Optional(status), ...pageInput }),
+  rest: { method: 'GET', path: '/v1/webhooks' },
+  responseKey: 'webhooks',
+  handler: async (ctx, input) => {
+    let query = ctx.db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', ctx.workspaceId);
+    if (input.status) query = query.where('status', '=', input.status);
+    const page = await fetchPage(query, pageRequest('list_webhook_endpoints', input));
+    return { body: listBody('webhooks', { ...page, items: page.items.map(toEndpoint) }) };
+  },
+});
+
+export const updateEndpoint = defineOperation({
+  name: 'update_webhook_endpoint',
+  module: 'integrations',
+  scopes: ['integrations:write'],
+  kind: 'update',
+  summary: 'Update a webhook endpoint',
+  description:
+    'Changes an endpoint\'s url, description, event_types or status (disabled stops deliveries; active ' +
+    're-enables it), and/or rotates its signing secret with rotate_secret true: the response then carries ' +
+    'the new secret, and the old one keeps signing alongside it for 24 hours so receivers can switch over. ' +
+    'Writes an audit event and emits webhook_endpoint.updated.',
+  input: Strict({
+    webhook_id: Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' }),
+    url: Type.Optional(url),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+    event_types: Type.Optional(eventTypes),
+    status: Type.Optional(status),
+    rotate_secret: Type.Optional(Type.Boolean({ description: 'Issue a new signing secret.' })),
+  }),
+  rest: { method: 'PATCH', path: '/v1/webhooks/{webhook_id}' },
+  responseKey: 'webhook',
+  handler: async (ctx, input) => {
+    const { webhook_id: id, rotate_secret: rotate } = input;
+    const fields = { url: input.url, description: input.description, event_types: input.event_types, status: input.status };
+    const given = Object.keys(fields).filter((key) => fields[key as keyof typeof fields] !== undefined);
+    if (given.length === 0 && !rotate) {
+      throw validationFailed([{ field: '(body)', message: 'send url, description, event_types, status or rotate_secret' }]);
+    }
+    const row = await findEndpoint(ctx.db, ctx.workspaceId, id);
+    if (!row) throw notFound('webhook endpoint');
+    if (fields.url !== undefined) await checkUrl(ctx, fields.url, 'url');
+    if (fields.event_types !== undefined) await checkEventTypes(ctx, fields.event_types);
+    const changes: Partial<WebhookEndpointsTable> = { updated_at: ctx.now };
+    if (fields.url !== undefined) changes.url = fields.url;
+    if (fields.description !== undefined) changes.description = fields.description;
+    if (fields.event_types !== undefined) changes.event_types = JSON.stringify(fields.event_types);
+    if (fields.status !== undefined) {
+      changes.status = fields.status;
+      changes.disabled_reason = fields.status === 'disabled' ? 'disabled by a user' : null;
+    }
+    let secret: string | undefined;
+    if (rotate) {
+      secret = newSigningSecret();
+      changes.previous_secret = row.secret;
+      changes.previous_secret_expires_at = new Date(Date.parse(ctx.now) + ROTATION_OVERLAP_MS).toISOString();
+      changes.secret = await sealSecret(ctx.db, secret);
+    }
+    await ctx.db.updateTable('webhook_endpoints').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', id).execute();
+    const webhook = toEndpoint({ ...row, ...changes });
+    const changedFields = [...given, ...(rotate ? ['secret'] : [])];
+    ctx.audit({ targetType: 'webhook_endpoint', targetId: id, changedFields });
+    ctx.emit({ name: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, data: webhook });
+    return { body: { webhook: secret ? { ...webhook, secret } : webhook } };
+  },
+});
