@@ -13,6 +13,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { startWorker, type Worker } from './jobs/worker.ts';
 import { buildRegistry, type Registry } from './registry.ts';
 import { registerAdminRoutes } from './surfaces/admin/admin-routes.ts';
+import { registerAssetContentRoutes } from './surfaces/assets/asset-content-routes.ts';
 import { registerDocsRoutes } from './surfaces/docs/docs-routes.ts';
 import { sendError } from './surfaces/http-errors.ts';
 import { registerMcpEndpoint } from './surfaces/mcp/mcp-endpoint.ts';
@@ -134,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   registerRestRoutes(app, deps);
   registerMcpEndpoint(app, deps);
   registerAdminRoutes(app, deps);
+  await registerAssetContentRoutes(app, deps);
   app.addHook('onClose', async () => {
     if (!options.database) await database.close();
   });

@@ -15,6 +15,8 @@ export interface Config {
   /** Origins allowed to call /mcp from a browser; empty means loopback origins only. */
   mcpAllowedOrigins: string[];
   defaultRateLimitPerMinute: number;
+  /** Largest asset upload accepted through a signed upload URL (WOS_MAX_UPLOAD_BYTES, default 100 MiB). */
+  maxUploadBytes: number;
   /** Background worker on this node (webhook and notification deliveries): WOS_WORKER=off disables it. */
   worker: boolean;
   /** How often the worker looks for due work, in ms (WOS_WORKER_POLL_MS, default 1000). */
@@ -73,6 +75,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((origin) => origin.trim())
       .filter(Boolean),
     defaultRateLimitPerMinute: integer(env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE, 6000, 'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE'),
+    maxUploadBytes: integer(env.WOS_MAX_UPLOAD_BYTES, 100 * 1024 * 1024, 'WOS_MAX_UPLOAD_BYTES'),
     worker: !['off', 'false', '0', 'no'].includes((env.WOS_WORKER ?? 'on').toLowerCase()),
     workerPollMs: Math.max(10, integer(env.WOS_WORKER_POLL_MS, 1000, 'WOS_WORKER_POLL_MS')),
     webhookAllowPrivate: env.WOS_WEBHOOK_ALLOW_PRIVATE === 'true',

@@ -3,7 +3,10 @@ import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/mo
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { activityLogModule } from './modules/activity-log/index.ts';
+import { assetsModule } from './modules/assets/index.ts';
+import { cmsModule } from './modules/cms/index.ts';
 import { crmModule } from './modules/crm/index.ts';
+import { supportModule } from './modules/support/index.ts';
 import { tasksModule } from './modules/tasks/index.ts';
 import { integrationsModule } from './modules/integrations/index.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
@@ -27,7 +30,7 @@ export interface Registry {
   eventConsumers: EventConsumer[];
 }
 
-const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule];
+const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule, supportModule, cmsModule, assetsModule];
 
 /** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
 export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { Clock } from './clock.ts';
@@ -45,6 +46,8 @@ export interface OperationContext {
   /** One timestamp for the whole call, so created_at equals updated_at on a new record. */
   now: string;
   dryRun: boolean;
+  /** The service configuration (public URL, data directory, upload limit). */
+  config: Config;
   scopes: ReadonlySet<string>;
   /** Every domain event type the modules declare (the integration event catalogue). */
   eventTypes: ReadonlyMap<string, DomainEventType>;

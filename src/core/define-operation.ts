@@ -66,6 +66,11 @@ export interface OperationSpec<P extends TProperties> {
   /** Key of the main resource in the response body, for OpenAPI. */
   responseKey: string;
   handler: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<OperationResult>;
+  /**
+   * For creates whose response carries more than the record (an upload URL, the updated parent): builds
+   * the body of an idempotent replay from the record's current state. Default: {<key>: record}.
+   */
+  replay?: (ctx: OperationContext, record: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
 export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'handler' | 'input'> {

@@ -116,6 +116,14 @@ export const errorCatalogue = {
     retryable: false,
     description: 'Send a smaller body.',
   },
+  signature_invalid: {
+    status: 403,
+    message: 'The signed URL is not valid: its signature does not match or it has expired.',
+    retryable: false,
+    description:
+      'Signed asset URLs (upload and download) carry expires and signature in the query string. A changed, ' +
+      'expired or foreign URL is refused; ask for a new one (create_asset_upload_intent, get_asset_download_url).',
+  },
   unsupported_media_type: {
     status: 415,
     message: 'Send request bodies as application/json.',

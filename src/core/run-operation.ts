@@ -171,6 +171,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         clock: deps.clock,
         now: nowIso,
         dryRun,
+        config: deps.config,
         scopes: credential.scopes,
         eventTypes: deps.registry.eventTypes,
         enabledModule: (module) => isModuleEnabled(workspace, module),
@@ -201,7 +202,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         if (outcome.state === 'replay') {
           const record = await loadRecord(trx, workspace.id, creates!, outcome.resourceId, nowIso);
           if (!record) throw notFound(creates!.type);
-          result = { body: { [creates!.key]: record }, createdId: outcome.resourceId };
+          const body = op.replay ? await op.replay(ctx, record) : { [creates!.key]: record };
+          result = { body, createdId: outcome.resourceId };
           replayed = true;
         }
       }

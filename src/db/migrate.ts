@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as platform from './migrations/0001-platform.ts';
 import * as crmTasksActivity from './migrations/0002-crm-tasks-activity.ts';
 import * as crmLedger from './migrations/0003-crm-ledger.ts';
+import * as supportCmsAssets from './migrations/0004-support-cms-assets.ts';
 import * as integrationsNotifications from './migrations/0005-integrations-notifications.ts';
 
 // Listed explicitly, in order: a migration exists when it is named here.
@@ -9,6 +10,7 @@ const migrations: Record<string, Migration> = {
   '0001-platform': platform,
   '0002-crm-tasks-activity': crmTasksActivity,
   '0003-crm-ledger': crmLedger,
+  '0004-support-cms-assets': supportCmsAssets,
   '0005-integrations-notifications': integrationsNotifications,
 };
 

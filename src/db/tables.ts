@@ -5,7 +5,10 @@ import type { GovernanceTables } from '../modules/analytics-governance/governanc
 import type { IntegrationsTables } from '../modules/integrations/integrations-tables.ts';
 import type { NotificationsTables } from '../modules/notifications/notifications-tables.ts';
 import type { ActivityTables } from '../modules/activity-log/activity-tables.ts';
+import type { AssetTables } from '../modules/assets/asset-tables.ts';
+import type { CmsTables } from '../modules/cms/cms-tables.ts';
 import type { CrmTables } from '../modules/crm/crm-tables.ts';
+import type { SupportTables } from '../modules/support/support-tables.ts';
 import type { TaskTables } from '../modules/tasks/task-tables.ts';
 
 export interface InstallationTable {
@@ -119,4 +122,7 @@ export interface DB
     IntegrationsTables,
     GovernanceTables,
     NotificationsTables,
-    JobsTables {}
+    JobsTables,
+    SupportTables,
+    CmsTables,
+    AssetTables {}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import type { AssetStatus, AssetsTable, AssetType } from './asset-tables.ts';
+import type { AssetStorage } from './storage/storage.ts';
+
+export function toAsset(row: AssetsTable) {
+  return {
+    id: row.id,
+    asset_type: row.asset_type,
+    file_name: row.file_name,
+    mime_type: row.mime_type,
+    size_bytes: Number(row.size_bytes),
+    checksum_sha256: row.checksum_sha256,
+    status: row.status,
+    related_resource_type: row.related_resource_type,
+    related_resource_id: row.related_resource_id,
+    ready_at: row.ready_at,
+    archived_at: row.archived_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** An asset of the workspace that is not archived. */
+export async function findAsset(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db
+    .selectFrom('assets')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** For signed URLs, which carry no credential: the asset by ID alone, archived or not. */
+export async function findAssetById(db: Kysely<DB>, id: string) {
+  return db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface AssetFilters {
+  query?: string;
+  asset_type?: AssetType;
+  mime_type?: string;
+  status?: Exclude<AssetStatus, 'archived'>;
+  related_resource_type?: string;
+  related_resource_id?: string;
+}
+
+export async function searchAssets(db: Kysely<DB>, workspaceId: string, filters: AssetFilters, page: PageRequest) {
+  let query = db.selectFrom('assets').selectAll().where('workspace_id', '=', workspaceId).where('archived_at', 'is', null);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.asset_type) query = query.where('asset_type', '=', filters.asset_type);
+  if (filters.mime_type?.endsWith('/*')) {
+    const prefix = filters.mime_type.slice(0, -1).toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+    query = query.where(sql<boolean>`mime_type like ${`${prefix}%`} escape '\\'`);
+  } else if (filters.mime_type) query = query.where('mime_type', '=', filters.mime_type.toLowerCase());
+  if (filters.related_resource_type) query = query.where('related_resource_type', '=', filters.related_resource_type);
+  if (filters.related_resource_id) query = query.where('related_resource_id', '=', filters.related_resource_id);
+  if (filters.query) query = query.where(matchesText(['file_name'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toAsset) };
+}
+
+/** Size and SHA-256 of what the store holds for the asset, or null when nothing was uploaded. */
+export async function measureStored(storage: AssetStorage, storageKey: string) {
+  const stored = await storage.read(storageKey);
+  if (!stored) return null;
+  const hash = createHash('sha256');
+  let sizeBytes = 0;
+  for await (const chunk of stored.stream) {
+    sizeBytes += (chunk as Buffer).length;
+    hash.update(chunk as Buffer);
+  }
+  return { sizeBytes, sha256: hash.digest('hex') };
+}
+
+/** get_workspace_summary's assets section, in one query over the status index. */
+export async function assetCounts(db: Kysely<DB>, workspaceId: string) {
+  const row = await db
+    .selectFrom('assets')
+    .select((eb) => [
+      eb.fn.sum<number>(eb.case().when('status', '=', 'ready').then(1).else(0).end()).as('ready'),
+      eb.fn.sum<number>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', 'in', ['ready', 'pending'])
+    .executeTakeFirstOrThrow();
+  return { ready_assets: Number(row.ready ?? 0), pending_assets: Number(row.pending ?? 0) };
+}

@@ -1,0 +1,253 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { checkRelatedRecord } from '../../core/related-record.ts';
+import { Strict } from '../../core/schema.ts';
+import { findAsset, measureStored, searchAssets, toAsset } from './asset-store.ts';
+import type { AssetsTable } from './asset-tables.ts';
+import { signedUrl, signingKey } from './signing.ts';
+import { storageFor } from './storage/configured.ts';
+
+/**
+ * GET /v1/assets/{asset_id} is get_asset_download_url (ready assets only), so the generated record lookup
+ * lives at /v1/assets/records/{asset_id}: it shows pending assets too.
+ */
+export const assetRecord: RecordType = {
+  type: 'asset',
+  module: 'assets',
+  table: 'assets',
+  collection: '/v1/assets/records',
+  key: 'asset',
+  readScope: 'assets:read',
+  hiddenWhen: 'archived_at',
+  toResource: toAsset,
+};
+
+const UPLOAD_URL_SECONDS = 60 * 60;
+const DOWNLOAD_URL_SECONDS = 15 * 60;
+
+const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const assetType = oneOf(['image', 'video', 'audio', 'document', 'other'] as const);
+const relatedType = oneOf([
+  'contact',
+  'company',
+  'deal',
+  'task',
+  'support_ticket',
+  'cms_site',
+  'cms_entry',
+  'marketing_campaign',
+  'marketing_post',
+] as const);
+const assetId = Type.String({ minLength: 1, description: 'ID of the asset (ast_...).' });
+
+async function uploadBlock(ctx: OperationContext, row: Pick<AssetsTable, 'workspace_id' | 'id' | 'mime_type'>) {
+  const expiresAt = new Date(ctx.clock.now().getTime() + UPLOAD_URL_SECONDS * 1000);
+  const { url, expires_at } = signedUrl(ctx.config.publicUrl, await signingKey(ctx.db), 'upload', row, expiresAt);
+  return { url, method: 'PUT', headers: { 'content-type': row.mime_type }, expires_at };
+}
+
+export const createAssetUploadIntent = defineOperation({
+  name: 'create_asset_upload_intent',
+  module: 'assets',
+  scopes: ['assets:write'],
+  kind: 'create',
+  creates: 'asset',
+  summary: 'Start an asset upload',
+  description:
+    'Registers a file to upload and returns a pending asset with upload {url, method PUT, headers, ' +
+    'expires_at}: PUT the raw bytes to that signed URL (no Authorization header; valid one hour), then call ' +
+    'complete_asset_upload, which checks size_bytes (and checksum_sha256 when given) and makes the asset ' +
+    'ready. size_bytes may not exceed the service\'s upload limit. related_resource_type with ' +
+    'related_resource_id links the asset to an existing record (e.g. a cms_entry). Send an idempotency_key: ' +
+    'a retry returns the same asset with a fresh upload URL. Emits asset.created.',
+  input: Strict({
+    asset_type: assetType,
+    file_name: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[^/\\\\\\u0000-\\u001f\\u007f]+$',
+      description: 'Name given on download; no slashes or control characters.',
+    }),
+    mime_type: Type.String({
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(; ?[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+)*$',
+      description: 'Media type served on download, e.g. image/png or text/plain; charset=utf-8.',
+    }),
+    size_bytes: Type.Integer({ minimum: 0, description: 'Exact size of the file in bytes.' }),
+    checksum_sha256: Type.Optional(
+      Type.String({ pattern: '^[A-Fa-f0-9]{64}$', description: 'Hex SHA-256 of the file; checked on completion.' }),
+    ),
+    related_resource_type: Type.Optional(relatedType),
+    related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  rest: { method: 'POST', path: '/v1/assets' },
+  responseKey: 'asset',
+  handler: async (ctx, input) => {
+    if (input.size_bytes > ctx.config.maxUploadBytes) {
+      throw validationFailed([{ field: 'size_bytes', message: `must not exceed the upload limit of ${ctx.config.maxUploadBytes} bytes` }]);
+    }
+    await checkRelatedRecord(ctx, input);
+    const id = newId('ast');
+    const row: AssetsTable = {
+      workspace_id: ctx.workspaceId,
+      id,
+      asset_type: input.asset_type,
+      file_name: input.file_name,
+      mime_type: input.mime_type.toLowerCase(),
+      size_bytes: input.size_bytes,
+      checksum_sha256: input.checksum_sha256?.toLowerCase() ?? null,
+      status: 'pending',
+      related_resource_type: input.related_resource_type ?? null,
+      related_resource_id: input.related_resource_id ?? null,
+      storage_key: `${ctx.workspaceId}/${id}`,
+      ready_at: null,
+      archived_at: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('assets').values(row).execute();
+    const asset = toAsset(row);
+    ctx.audit({ targetType: 'asset', targetId: id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'asset.created', targetType: 'asset', targetId: id, data: asset });
+    return { body: { asset, upload: await uploadBlock(ctx, row) }, createdId: id };
+  },
+  replay: async (ctx, asset) => ({
+    asset,
+    upload:
+      asset.status === 'pending'
+        ? await uploadBlock(ctx, { workspace_id: ctx.workspaceId, id: String(asset.id), mime_type: String(asset.mime_type) })
+        : null,
+  }),
+});
+
+export const completeAssetUpload = defineOperation({
+  name: 'complete_asset_upload',
+  module: 'assets',
+  scopes: ['assets:write'],
+  kind: 'action',
+  summary: 'Complete an asset upload',
+  description:
+    'Checks the bytes PUT to the upload URL against the intent: the size must equal size_bytes and, when ' +
+    'checksum_sha256 was given, the SHA-256 must match. Then the asset becomes ready, with the stored size ' +
+    'and digest; otherwise validation_failed says why and the asset stays pending (upload again and retry). ' +
+    'Completing a ready asset returns it unchanged. Emits asset.ready.',
+  input: Strict({ asset_id: assetId }),
+  rest: { method: 'POST', path: '/v1/assets/{asset_id}/complete' },
+  responseKey: 'asset',
+  handler: async (ctx, input) => {
+    const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
+    if (!row) throw notFound('asset');
+    if (row.status === 'ready') {
+      ctx.audit({ targetType: 'asset', targetId: row.id, action: 'complete', changedFields: [] });
+      return { body: { asset: toAsset(row) } };
+    }
+    const stored = await measureStored(storageFor(ctx.config), row.storage_key);
+    if (!stored) {
+      throw validationFailed([{ field: 'asset_id', message: 'no bytes were uploaded yet; PUT them to the upload URL first' }]);
+    }
+    const errors: FieldError[] = [];
+    if (stored.sizeBytes !== Number(row.size_bytes)) {
+      errors.push({ field: 'size_bytes', message: `the upload has ${stored.sizeBytes} bytes, the intent declared ${row.size_bytes}` });
+    }
+    if (row.checksum_sha256 && stored.sha256 !== row.checksum_sha256) {
+      errors.push({ field: 'checksum_sha256', message: `the uploaded bytes have SHA-256 ${stored.sha256}, not the declared one` });
+    }
+    if (errors.length) throw validationFailed(errors, 'The uploaded bytes do not match the upload intent; the asset stays pending.');
+    const changes = { status: 'ready' as const, size_bytes: stored.sizeBytes, checksum_sha256: stored.sha256, ready_at: ctx.now, updated_at: ctx.now };
+    await ctx.db.updateTable('assets').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const asset = toAsset({ ...row, ...changes });
+    ctx.audit({ targetType: 'asset', targetId: row.id, action: 'complete', changedFields: ['status', 'size_bytes', 'checksum_sha256', 'ready_at'] });
+    ctx.emit({ name: 'asset.ready', targetType: 'asset', targetId: row.id, data: asset });
+    return { body: { asset } };
+  },
+});
+
+export const searchAssetsOperation = defineOperation({
+  name: 'search_assets',
+  module: 'assets',
+  scopes: ['assets:read'],
+  kind: 'read',
+  summary: 'Search assets',
+  description:
+    'Lists assets that are not archived, newest first. Filters: query (file name, case-insensitive), ' +
+    'asset_type, mime_type (exact, or a family such as image/*), status (pending or ready) and the related ' +
+    'record (related_resource_type, related_resource_id). Pass next_cursor back as cursor, with the same ' +
+    'filters, for the next page. Use get_asset_download_url for a file\'s bytes.',
+  input: Strict({
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    asset_type: Type.Optional(assetType),
+    mime_type: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    status: Type.Optional(oneOf(['pending', 'ready'] as const)),
+    related_resource_type: Type.Optional(relatedType),
+    related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/assets' },
+  responseKey: 'assets',
+  handler: async (ctx, input) => {
+    const page = await searchAssets(ctx.db, ctx.workspaceId, input, pageRequest('search_assets', input));
+    return { body: listBody('assets', page) };
+  },
+});
+
+export const getAssetDownloadUrl = defineOperation({
+  name: 'get_asset_download_url',
+  module: 'assets',
+  scopes: ['assets:read'],
+  kind: 'read',
+  summary: 'Get a download URL for an asset',
+  description:
+    'Returns a ready asset with download {url, method GET, expires_at}: a signed URL serving the bytes ' +
+    'with the stored mime type and the file name (Content-Disposition), no Authorization header needed. It ' +
+    'expires after expires_in_seconds (default 900, 15 minutes). Pending (not completed) and archived ' +
+    'assets are resource_not_found.',
+  input: Strict({
+    asset_id: assetId,
+    expires_in_seconds: Type.Optional(
+      Type.Integer({ minimum: 60, maximum: 604_800, description: 'Lifetime of the URL, 60 s to 7 days (default 900).' }),
+    ),
+  }),
+  rest: { method: 'GET', path: '/v1/assets/{asset_id}' },
+  responseKey: 'asset',
+  handler: async (ctx, input) => {
+    const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
+    if (!row) throw notFound('asset');
+    if (row.status !== 'ready') {
+      throw fail('resource_not_found', { message: 'The asset has no content yet: its upload was not completed.' });
+    }
+    const seconds = input.expires_in_seconds ?? DOWNLOAD_URL_SECONDS;
+    const expiresAt = new Date(ctx.clock.now().getTime() + seconds * 1000);
+    const { url, expires_at } = signedUrl(ctx.config.publicUrl, await signingKey(ctx.db), 'download', row, expiresAt);
+    return { body: { asset: toAsset(row), download: { url, method: 'GET', expires_at } } };
+  },
+});
+
+export const archiveAsset = defineOperation({
+  name: 'archive_asset',
+  module: 'assets',
+  scopes: ['assets:write'],
+  kind: 'archive',
+  summary: 'Archive an asset',
+  description:
+    'Archives an asset: it disappears from search_assets, lookups and downloads (signed URLs already ' +
+    'issued stop working), while its audit history stays readable with get_record_history. The stored ' +
+    'bytes are retained. Emits asset.archived.',
+  input: Strict({ asset_id: assetId }),
+  rest: { method: 'DELETE', path: '/v1/assets/{asset_id}' },
+  responseKey: 'asset',
+  handler: async (ctx, input) => {
+    const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
+    if (!row) throw notFound('asset');
+    const changes = { status: 'archived' as const, archived_at: ctx.now, updated_at: ctx.now };
+    await ctx.db.updateTable('assets').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const asset = toAsset({ ...row, ...changes });
+    ctx.audit({ targetType: 'asset', targetId: row.id, changedFields: ['status', 'archived_at'] });
+    ctx.emit({ name: 'asset.archived', targetType: 'asset', targetId: row.id, data: asset });
+    return { body: { asset } };
+  },
+});

@@ -1,0 +1,213 @@
+import type { Kysely } from 'kysely';
+import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import type {
+  CampaignStatus,
+  CmsCollectionsTable,
+  CmsEntriesTable,
+  CmsSitesTable,
+  EntryStatus,
+  MarketingCampaignsTable,
+  MarketingChannel,
+  MarketingPostsTable,
+  PostStatus,
+} from './cms-tables.ts';
+import type { FieldDefinition } from './entry-fields.ts';
+
+export function toSite(row: CmsSitesTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    domain: row.domain,
+    default_locale: row.default_locale,
+    description: row.description,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toCollection(row: CmsCollectionsTable) {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    fields: JSON.parse(row.fields) as FieldDefinition[],
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toEntry(row: CmsEntriesTable) {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    collection_id: row.collection_id,
+    title: row.title,
+    slug: row.slug,
+    fields: JSON.parse(row.fields) as Record<string, unknown>,
+    status: row.status,
+    published_at: row.published_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toCampaign(row: MarketingCampaignsTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    channel: row.channel,
+    status: row.status,
+    budget_cents: row.budget_cents === null ? null : Number(row.budget_cents),
+    currency: row.currency,
+    starts_at: row.starts_at,
+    ends_at: row.ends_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toPost(row: MarketingPostsTable) {
+  return {
+    id: row.id,
+    campaign_id: row.campaign_id,
+    channel: row.channel,
+    title: row.title,
+    body: row.body,
+    status: row.status,
+    scheduled_at: row.scheduled_at,
+    published_at: row.published_at,
+    cms_entry_id: row.cms_entry_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function findCollection(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db.selectFrom('cms_collections').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findEntry(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db.selectFrom('cms_entries').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The entry holding this slug in the collection, if any. */
+export async function entryWithSlug(db: Kysely<DB>, workspaceId: string, collectionId: string, slug: string) {
+  return db
+    .selectFrom('cms_entries')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('collection_id', '=', collectionId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+}
+
+/** base, or base-2, base-3 ...: the first slug free in the collection (one query). */
+export async function freeSlug(db: Kysely<DB>, workspaceId: string, collectionId: string, base: string) {
+  const rows = await db
+    .selectFrom('cms_entries')
+    .select('slug')
+    .where('workspace_id', '=', workspaceId)
+    .where('collection_id', '=', collectionId)
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .execute();
+  const taken = new Set(rows.map((r) => r.slug));
+  if (!taken.has(base)) return base;
+  let n = 2;
+  while (taken.has(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
+}
+
+export async function listSites(db: Kysely<DB>, workspaceId: string, filters: { query?: string }, page: PageRequest) {
+  let query = db.selectFrom('cms_sites').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.query) query = query.where(matchesText(['name', 'domain', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toSite) };
+}
+
+export async function listCollections(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { site_id?: string; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('cms_collections').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.site_id) query = query.where('site_id', '=', filters.site_id);
+  if (filters.query) query = query.where(matchesText(['key', 'name', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toCollection) };
+}
+
+export async function searchEntries(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { site_id?: string; collection_id?: string; status?: EntryStatus; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('cms_entries').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.site_id) query = query.where('site_id', '=', filters.site_id);
+  if (filters.collection_id) query = query.where('collection_id', '=', filters.collection_id);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.query) query = query.where(matchesText(['title', 'search_text'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toEntry) };
+}
+
+export async function listCampaigns(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { status?: CampaignStatus; channel?: MarketingChannel; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('marketing_campaigns').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.channel) query = query.where('channel', '=', filters.channel);
+  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toCampaign) };
+}
+
+export async function listPosts(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { status?: PostStatus; channel?: MarketingChannel; campaign_id?: string; cms_entry_id?: string; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('marketing_posts').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.channel) query = query.where('channel', '=', filters.channel);
+  if (filters.campaign_id) query = query.where('campaign_id', '=', filters.campaign_id);
+  if (filters.cms_entry_id) query = query.where('cms_entry_id', '=', filters.cms_entry_id);
+  if (filters.query) query = query.where(matchesText(['title', 'body'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toPost) };
+}
+
+/** get_workspace_summary's cms section, in one query of subselects over indexed columns. */
+export async function cmsCounts(db: Kysely<DB>, workspaceId: string) {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('cms_entries').select((e) => e.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).as('entries'),
+      eb
+        .selectFrom('cms_entries')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'published')
+        .as('published_entries'),
+      eb
+        .selectFrom('marketing_campaigns')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'active')
+        .as('active_campaigns'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    entries: Number(row.entries),
+    published_entries: Number(row.published_entries),
+    active_campaigns: Number(row.active_campaigns),
+  };
+}

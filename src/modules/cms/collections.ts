@@ -1,0 +1,103 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { type FieldError, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { listCollections, toCollection } from './cms-store.ts';
+import type { CmsCollectionsTable } from './cms-tables.ts';
+import { fieldDefinitionInput, normalizeDefinitions } from './entry-fields.ts';
+
+export const collectionRecord: RecordType = {
+  type: 'cms_collection',
+  module: 'cms',
+  table: 'cms_collections',
+  collection: '/v1/cms/collections',
+  key: 'collection',
+  readScope: 'cms:read',
+  toResource: toCollection,
+};
+
+export const createCollection = defineOperation({
+  name: 'create_collection',
+  module: 'cms',
+  scopes: ['cms:write'],
+  kind: 'create',
+  creates: 'cms_collection',
+  summary: 'Create a CMS collection',
+  description:
+    'Creates a collection (a content type such as blog posts or products) in a site. key is unique within ' +
+    'the site. fields defines the content of its entries: each has a key, a type (text, rich_text, number, ' +
+    'boolean, date, url, reference to an entry, asset), and optionally required and list (an array of the ' +
+    'type). Entries are validated against these definitions. Send an idempotency_key so a retry returns the ' +
+    'same collection. Emits cms_collection.created.',
+  input: Strict({
+    site_id: Type.String({ minLength: 1, description: 'ID of the CMS site (site_...).' }),
+    key: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_-]*$', description: 'Unique within the site, e.g. blog_posts.' }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    fields: Type.Optional(Type.Array(fieldDefinitionInput, { maxItems: 100, description: 'Field definitions of its entries.' })),
+  }),
+  rest: { method: 'POST', path: '/v1/cms/collections' },
+  responseKey: 'collection',
+  handler: async (ctx, input) => {
+    await ctx.requireRecord('cms_site', input.site_id);
+    const definitions = normalizeDefinitions(input.fields ?? []);
+    const errors: FieldError[] = [];
+    const keys = new Set<string>();
+    definitions.forEach((d, i) => {
+      if (keys.has(d.key)) errors.push({ field: `fields[${i}].key`, message: `repeats the field key ${d.key}` });
+      keys.add(d.key);
+    });
+    const taken = await ctx.db
+      .selectFrom('cms_collections')
+      .select('id')
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('site_id', '=', input.site_id)
+      .where('key', '=', input.key)
+      .executeTakeFirst();
+    if (taken) errors.unshift({ field: 'key', message: `is already used in this site by collection ${taken.id}` });
+    if (errors.length) throw validationFailed(errors);
+    const row: CmsCollectionsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('col'),
+      site_id: input.site_id,
+      key: input.key,
+      name: input.name,
+      description: input.description ?? null,
+      fields: JSON.stringify(definitions),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('cms_collections').values(row).execute();
+    const collection = toCollection(row);
+    ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'cms_collection.created', targetType: 'cms_collection', targetId: collection.id, data: collection });
+    return { body: { collection }, createdId: collection.id };
+  },
+});
+
+export const listCmsCollections = defineOperation({
+  name: 'list_cms_collections',
+  module: 'cms',
+  scopes: ['cms:read'],
+  kind: 'read',
+  extension: true,
+  summary: 'List CMS collections',
+  description:
+    'Lists collections with their field definitions, newest first; site_id narrows to one site and query ' +
+    'matches key, name and description. Use it to learn which fields create_entry expects. Pass next_cursor ' +
+    'back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    site_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/cms/collections' },
+  responseKey: 'collections',
+  handler: async (ctx, input) => {
+    const page = await listCollections(ctx.db, ctx.workspaceId, input, pageRequest('list_cms_collections', input));
+    return { body: listBody('collections', page) };
+  },
+});

@@ -1,0 +1,228 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { entryStatus } from './cms-schemas.ts';
+import { entryWithSlug, findCollection, findEntry, freeSlug, searchEntries, toEntry } from './cms-store.ts';
+import type { CmsCollectionsTable, CmsEntriesTable, EntryStatus } from './cms-tables.ts';
+import { type FieldDefinition, fieldErrors, referenceErrors, searchText, slugify, withoutNulls } from './entry-fields.ts';
+
+export const entryRecord: RecordType = {
+  type: 'cms_entry',
+  module: 'cms',
+  table: 'cms_entries',
+  collection: '/v1/cms/entries',
+  key: 'entry',
+  readScope: 'cms:read',
+  toResource: toEntry,
+};
+
+const slug = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  description: 'Lowercase words joined by hyphens; unique within the collection.',
+});
+const contentFields = (description: string) =>
+  Type.Record(Type.String(), Type.Unknown(), { additionalProperties: false, description });
+const entryId = Type.String({ minLength: 1, description: 'ID of the CMS entry (ent_...).' });
+
+/** Validates fields against the collection's definitions, references included; throws validation_failed. */
+async function checkFields(ctx: OperationContext, collection: CmsCollectionsTable, fields: Record<string, unknown>) {
+  const definitions = JSON.parse(collection.fields) as FieldDefinition[];
+  const errors = fieldErrors(definitions, fields);
+  if (errors.length) throw validationFailed(errors, 'The entry\'s fields do not match its collection\'s field definitions.');
+  const missing = await referenceErrors(ctx.db, ctx.workspaceId, definitions, fields);
+  if (missing.length) throw validationFailed(missing);
+  return searchText(definitions, fields);
+}
+
+async function checkSlugFree(ctx: OperationContext, collectionId: string, value: string, self?: string) {
+  const holder = await entryWithSlug(ctx.db, ctx.workspaceId, collectionId, value);
+  if (holder && holder.id !== self) {
+    throw validationFailed([{ field: 'slug', message: `is already used in this collection by entry ${holder.id}` }]);
+  }
+}
+
+export const createEntry = defineOperation({
+  name: 'create_entry',
+  module: 'cms',
+  scopes: ['cms:write'],
+  kind: 'create',
+  creates: 'cms_entry',
+  summary: 'Create a CMS entry',
+  description:
+    'Creates a content entry in a collection. fields must match the collection\'s field definitions (see ' +
+    'list_cms_collections): a missing required field, an unknown key or a wrong type fails with ' +
+    'validation_failed naming e.g. fields.price; reference and asset fields must name existing records. slug ' +
+    'is derived from the title when absent (made unique with -2, -3 ...); a given slug must be free in the ' +
+    'collection. status defaults to draft; published sets published_at. Send an idempotency_key so a retry ' +
+    'returns the same entry. Emits entry.created.',
+  input: Strict({
+    collection_id: Type.String({ minLength: 1, description: 'ID of the collection (col_...).' }),
+    title: Type.String({ minLength: 1, maxLength: 500 }),
+    slug: Type.Optional(slug),
+    fields: Type.Optional(contentFields('Content values keyed by the collection\'s field keys; null means no value.')),
+    status: Type.Optional(entryStatus),
+  }),
+  rest: { method: 'POST', path: '/v1/cms/entries' },
+  responseKey: 'entry',
+  handler: async (ctx, input) => {
+    const collection = await findCollection(ctx.db, ctx.workspaceId, input.collection_id);
+    if (!collection) throw notFound('CMS collection');
+    const fields = withoutNulls(input.fields ?? {});
+    const text = await checkFields(ctx, collection, fields);
+    if (input.slug) await checkSlugFree(ctx, collection.id, input.slug);
+    const status = input.status ?? 'draft';
+    const row: CmsEntriesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('ent'),
+      site_id: collection.site_id,
+      collection_id: collection.id,
+      title: input.title,
+      slug: input.slug ?? (await freeSlug(ctx.db, ctx.workspaceId, collection.id, slugify(input.title))),
+      fields: JSON.stringify(fields),
+      search_text: text,
+      status,
+      published_at: status === 'published' ? ctx.now : null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('cms_entries').values(row).execute();
+    const entry = toEntry(row);
+    ctx.audit({ targetType: 'cms_entry', targetId: entry.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'entry.created', targetType: 'cms_entry', targetId: entry.id, data: entry });
+    return { body: { entry }, createdId: entry.id };
+  },
+});
+
+export const searchEntriesOperation = defineOperation({
+  name: 'search_entries',
+  module: 'cms',
+  scopes: ['cms:read'],
+  kind: 'read',
+  summary: 'Search CMS entries',
+  description:
+    'Lists CMS entries, newest first. Filters: site_id, collection_id, status (draft, review, published, ' +
+    'archived) and query, matched case-insensitively against the title and the text and rich_text fields. ' +
+    'Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    site_id: Type.Optional(Type.String({ minLength: 1 })),
+    collection_id: Type.Optional(Type.String({ minLength: 1 })),
+    status: Type.Optional(entryStatus),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/cms/entries' },
+  responseKey: 'entries',
+  handler: async (ctx, input) => {
+    const page = await searchEntries(ctx.db, ctx.workspaceId, input, pageRequest('search_entries', input));
+    return { body: listBody('entries', page) };
+  },
+});
+
+interface EntryChange {
+  entry_id: string;
+  title?: string;
+  slug?: string;
+  fields?: Record<string, unknown>;
+  status?: EntryStatus;
+}
+
+/** The one way to change an entry, shared by update_entry and the deprecated update_entry_status. */
+async function changeEntry(ctx: OperationContext, input: EntryChange) {
+  const row = await findEntry(ctx.db, ctx.workspaceId, input.entry_id);
+  if (!row) throw notFound('CMS entry');
+  const changes: Partial<CmsEntriesTable> = {};
+  if (input.title !== undefined) changes.title = input.title;
+  if (input.slug !== undefined && input.slug !== row.slug) {
+    await checkSlugFree(ctx, row.collection_id, input.slug, row.id);
+    changes.slug = input.slug;
+  }
+  if (input.fields !== undefined) {
+    const collection = (await findCollection(ctx.db, ctx.workspaceId, row.collection_id))!;
+    const merged = withoutNulls({ ...JSON.parse(row.fields), ...input.fields });
+    changes.search_text = await checkFields(ctx, collection, merged);
+    changes.fields = JSON.stringify(merged);
+  }
+  if (input.status !== undefined && input.status !== row.status) {
+    changes.status = input.status;
+    if (input.status === 'published') changes.published_at = ctx.now;
+  }
+  const changed = Object.keys(changes).filter(
+    (k) => k !== 'search_text' && changes[k as keyof CmsEntriesTable] !== row[k as keyof CmsEntriesTable],
+  );
+  const next: CmsEntriesTable = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
+  if (changed.length) {
+    await ctx.db
+      .updateTable('cms_entries')
+      .set({ ...changes, updated_at: ctx.now })
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('id', '=', row.id)
+      .execute();
+  }
+  const entry = toEntry(next);
+  ctx.audit({ targetType: 'cms_entry', targetId: row.id, changedFields: changed });
+  if (next.status !== row.status) {
+    ctx.emit({
+      name: 'entry.status_changed',
+      targetType: 'cms_entry',
+      targetId: row.id,
+      data: { entry, previous_status: row.status },
+    });
+  }
+  if (changed.some((field) => field !== 'status' && field !== 'published_at')) {
+    ctx.emit({ name: 'entry.updated', targetType: 'cms_entry', targetId: row.id, data: entry });
+  }
+  return entry;
+}
+
+export const updateEntry = defineOperation({
+  name: 'update_entry',
+  module: 'cms',
+  scopes: ['cms:write'],
+  kind: 'update',
+  summary: 'Update a CMS entry',
+  description:
+    'Changes an entry\'s title, slug (must stay unique in the collection; a title change keeps the slug), ' +
+    'fields (merged into the stored ones; null removes a field; the result is validated against the ' +
+    'collection\'s definitions) and status (draft, review, published, archived; moving to published sets ' +
+    'published_at). Emits entry.status_changed on a status change and entry.updated when content changed.',
+  input: Strict({
+    entry_id: entryId,
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    slug: Type.Optional(slug),
+    fields: Type.Optional(contentFields('Content fields to set; merged into the stored ones, null removes one.')),
+    status: Type.Optional(entryStatus),
+  }),
+  rest: { method: 'PATCH', path: '/v1/cms/entries/{entry_id}' },
+  responseKey: 'entry',
+  handler: async (ctx, input) => {
+    if (input.title === undefined && input.slug === undefined && input.fields === undefined && input.status === undefined) {
+      throw validationFailed([{ field: '(body)', message: 'send at least one of: title, slug, fields, status' }]);
+    }
+    return { body: { entry: await changeEntry(ctx, input) } };
+  },
+});
+
+export const updateEntryStatus = defineOperation({
+  name: 'update_entry_status',
+  module: 'cms',
+  scopes: ['cms:write'],
+  kind: 'update',
+  deprecated: { replacedBy: 'update_entry' },
+  summary: 'Change a CMS entry\'s status (deprecated)',
+  description:
+    'Deprecated: use update_entry with status. Moves an entry to draft, review, published (sets ' +
+    'published_at) or archived. Emits entry.status_changed when the status changes.',
+  input: Strict({ entry_id: entryId, status: entryStatus }),
+  rest: { method: 'PATCH', path: '/v1/cms/entries/{entry_id}' },
+  responseKey: 'entry',
+  handler: async (ctx, input) => ({
+    body: { entry: await changeEntry(ctx, { entry_id: input.entry_id, status: input.status }) },
+  }),
+});

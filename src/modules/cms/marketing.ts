@@ -1,0 +1,191 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { type FieldError, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { campaignStatus, marketingChannel as channel, postStatus } from './cms-schemas.ts';
+import { listCampaigns, listPosts, toCampaign, toPost } from './cms-store.ts';
+import type { MarketingCampaignsTable, MarketingChannel, MarketingPostsTable } from './cms-tables.ts';
+
+export const campaignRecord: RecordType = {
+  type: 'marketing_campaign',
+  module: 'cms',
+  table: 'marketing_campaigns',
+  collection: '/v1/marketing/campaigns',
+  key: 'campaign',
+  readScope: 'cms:read',
+  toResource: toCampaign,
+};
+
+export const postRecord: RecordType = {
+  type: 'marketing_post',
+  module: 'cms',
+  table: 'marketing_posts',
+  collection: '/v1/marketing/posts',
+  key: 'post',
+  readScope: 'cms:read',
+  toResource: toPost,
+};
+
+const dateTime = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
+
+export const createMarketingCampaign = defineOperation({
+  name: 'create_marketing_campaign',
+  module: 'cms',
+  scopes: ['cms:write'],
+  kind: 'create',
+  creates: 'marketing_campaign',
+  summary: 'Create a marketing campaign',
+  description:
+    'Creates a marketing campaign with a channel (email, social, ads, web, event, other; default other), a ' +
+    'status (planned by default, active, paused, completed), an optional budget in integer cents with its ' +
+    'currency (default USD) and a time window (ends_at not before starts_at). Attach posts with ' +
+    'create_marketing_post. Send an idempotency_key so a retry returns the same campaign. Emits ' +
+    'marketing_campaign.created.',
+  input: Strict({
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    channel: Type.Optional(channel),
+    status: Type.Optional(campaignStatus),
+    budget_cents: Type.Optional(Type.Integer({ minimum: 0, description: 'Budget in the smallest currency unit.' })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; default USD.' })),
+    starts_at: dateTime('ISO 8601 date-time the campaign starts.'),
+    ends_at: dateTime('ISO 8601 date-time the campaign ends; not before starts_at.'),
+  }),
+  rest: { method: 'POST', path: '/v1/marketing/campaigns' },
+  responseKey: 'campaign',
+  handler: async (ctx, input) => {
+    const startsAt = input.starts_at ? new Date(input.starts_at).toISOString() : null;
+    const endsAt = input.ends_at ? new Date(input.ends_at).toISOString() : null;
+    if (startsAt && endsAt && endsAt < startsAt) {
+      throw validationFailed([{ field: 'ends_at', message: 'must not be before starts_at' }]);
+    }
+    const row: MarketingCampaignsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('mcmp'),
+      name: input.name,
+      description: input.description ?? null,
+      channel: input.channel ?? 'other',
+      status: input.status ?? 'planned',
+      budget_cents: input.budget_cents ?? null,
+      currency: input.currency ?? 'USD',
+      starts_at: startsAt,
+      ends_at: endsAt,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('marketing_campaigns').values(row).execute();
+    const campaign = toCampaign(row);
+    ctx.audit({ targetType: 'marketing_campaign', targetId: campaign.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'marketing_campaign.created', targetType: 'marketing_campaign', targetId: campaign.id, data: campaign });
+    return { body: { campaign }, createdId: campaign.id };
+  },
+});
+
+export const listMarketingCampaigns = defineOperation({
+  name: 'list_marketing_campaigns',
+  module: 'cms',
+  scopes: ['cms:read'],
+  kind: 'read',
+  summary: 'List marketing campaigns',
+  description:
+    'Lists marketing campaigns, newest first, filtered by status, channel and query (name and description, ' +
+    'case-insensitive). Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(campaignStatus),
+    channel: Type.Optional(channel),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/marketing/campaigns' },
+  responseKey: 'campaigns',
+  handler: async (ctx, input) => {
+    const page = await listCampaigns(ctx.db, ctx.workspaceId, input, pageRequest('list_marketing_campaigns', input));
+    return { body: listBody('campaigns', page) };
+  },
+});
+
+export const createMarketingPost = defineOperation({
+  name: 'create_marketing_post',
+  module: 'cms',
+  scopes: ['cms:write'],
+  kind: 'create',
+  creates: 'marketing_post',
+  summary: 'Create a marketing post',
+  description:
+    'Creates a marketing post (an email, social post, ad ...), optionally in a campaign (campaign_id) and ' +
+    'pointing at a CMS entry (cms_entry_id); both must exist. channel defaults to the campaign\'s and is ' +
+    'required without one. status defaults to draft; scheduled needs scheduled_at; published sets ' +
+    'published_at (default now), which only published posts carry. Send an idempotency_key so a retry ' +
+    'returns the same post. Emits marketing_post.created.',
+  input: Strict({
+    campaign_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of a marketing campaign (mcmp_...).' })),
+    channel: Type.Optional(channel),
+    title: Type.String({ minLength: 1, maxLength: 500 }),
+    body: Type.Optional(Type.String({ maxLength: 100_000 })),
+    status: Type.Optional(postStatus),
+    scheduled_at: dateTime('ISO 8601 date-time the post goes out; required with status scheduled.'),
+    published_at: dateTime('ISO 8601 date-time it went out; only with status published (default now).'),
+    cms_entry_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of the CMS entry it promotes (ent_...).' })),
+  }),
+  rest: { method: 'POST', path: '/v1/marketing/posts' },
+  responseKey: 'post',
+  handler: async (ctx, input) => {
+    const campaign = input.campaign_id ? await ctx.requireRecord('marketing_campaign', input.campaign_id) : undefined;
+    if (input.cms_entry_id) await ctx.requireRecord('cms_entry', input.cms_entry_id);
+    const status = input.status ?? 'draft';
+    const postChannel = (input.channel ?? campaign?.channel) as MarketingChannel | undefined;
+    const errors: FieldError[] = [];
+    if (!postChannel) errors.push({ field: 'channel', message: 'is required when the post has no campaign' });
+    if (status === 'scheduled' && !input.scheduled_at) errors.push({ field: 'scheduled_at', message: 'is required with status scheduled' });
+    if (input.published_at && status !== 'published') errors.push({ field: 'published_at', message: 'is only allowed with status published' });
+    if (errors.length) throw validationFailed(errors);
+    const row: MarketingPostsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('mpst'),
+      campaign_id: input.campaign_id ?? null,
+      channel: postChannel!,
+      title: input.title,
+      body: input.body ?? null,
+      status,
+      scheduled_at: input.scheduled_at ? new Date(input.scheduled_at).toISOString() : null,
+      published_at: status === 'published' ? (input.published_at ? new Date(input.published_at).toISOString() : ctx.now) : null,
+      cms_entry_id: input.cms_entry_id ?? null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('marketing_posts').values(row).execute();
+    const post = toPost(row);
+    ctx.audit({ targetType: 'marketing_post', targetId: post.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'marketing_post.created', targetType: 'marketing_post', targetId: post.id, data: post });
+    return { body: { post }, createdId: post.id };
+  },
+});
+
+export const listMarketingPosts = defineOperation({
+  name: 'list_marketing_posts',
+  module: 'cms',
+  scopes: ['cms:read'],
+  kind: 'read',
+  summary: 'List marketing posts',
+  description:
+    'Lists marketing posts, newest first, filtered by status (draft, scheduled, published), channel, ' +
+    'campaign_id, cms_entry_id and query (title and body, case-insensitive). Pass next_cursor back as ' +
+    'cursor, with the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(postStatus),
+    channel: Type.Optional(channel),
+    campaign_id: Type.Optional(Type.String({ minLength: 1 })),
+    cms_entry_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/marketing/posts' },
+  responseKey: 'posts',
+  handler: async (ctx, input) => {
+    const page = await listPosts(ctx.db, ctx.workspaceId, input, pageRequest('list_marketing_posts', input));
+    return { body: listBody('posts', page) };
+  },
+});

@@ -1,0 +1,219 @@
+// A ticket's conversation with its requester (messages) and the team's internal notes (comments).
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { clocksAfterMessage } from './sla.ts';
+import { findQueue, findTicket, listComments, listMessages, toComment, toMessage, toTicket } from './support-store.ts';
+import type { SupportTicketCommentsTable, SupportTicketMessagesTable, SupportTicketsTable } from './support-tables.ts';
+import { emitTicketChange, statusChanges, ticketId } from './tickets.ts';
+
+export const messageRecord: RecordType = {
+  type: 'support_ticket_message',
+  module: 'support',
+  table: 'support_ticket_messages',
+  collection: '/v1/support/messages',
+  key: 'message',
+  readScope: 'support:read',
+  toResource: toMessage,
+};
+
+export const commentRecord: RecordType = {
+  type: 'support_ticket_comment',
+  module: 'support',
+  table: 'support_ticket_comments',
+  collection: '/v1/support/comments',
+  key: 'comment',
+  readScope: 'support:read',
+  toResource: toComment,
+};
+
+const direction = Type.Union([Type.Literal('inbound'), Type.Literal('outbound')], {
+  description: 'inbound: from the requester; outbound: a reply to the requester.',
+});
+
+async function requireTicket(ctx: OperationContext, id: string) {
+  const ticket = await findTicket(ctx.db, ctx.workspaceId, id);
+  if (!ticket) throw notFound('support ticket');
+  return ticket;
+}
+
+export const addSupportTicketMessage = defineOperation({
+  name: 'add_support_ticket_message',
+  module: 'support',
+  scopes: ['support:write'],
+  kind: 'create',
+  creates: 'support_ticket_message',
+  summary: 'Add a message to a ticket',
+  description:
+    'Adds a message of the conversation with the requester: direction outbound is a reply (the first one ' +
+    'sets first_responded_at and meets or breaches the first-response SLA), inbound is from the requester ' +
+    '(after a reply it starts the next-response clock from the queue\'s next_response_target_minutes). An ' +
+    'outbound message moves a new ticket to open; an inbound one reopens a pending or solved ticket. Closed ' +
+    'tickets take no messages. For internal notes use add_support_ticket_comment. Returns the message and ' +
+    'the updated ticket. Emits ticket.message_added (and ticket.status_changed when the status moved).',
+  input: Strict({
+    ticket_id: ticketId,
+    direction,
+    body: Type.String({ minLength: 1, maxLength: 100_000 }),
+    author: Type.Optional(
+      Strict(
+        {
+          id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+          email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
+        },
+        { description: 'Defaults: the requester for inbound messages, the calling credential for outbound ones.' },
+      ),
+    ),
+  }),
+  rest: { method: 'POST', path: '/v1/support/tickets/{ticket_id}/messages' },
+  responseKey: 'message',
+  handler: async (ctx, input) => {
+    const ticket = await requireTicket(ctx, input.ticket_id);
+    if (ticket.status === 'closed') {
+      throw validationFailed([{ field: 'ticket_id', message: 'the ticket is closed and takes no messages; open a new ticket' }]);
+    }
+    const inbound = input.direction === 'inbound';
+    const author = input.author ?? {};
+    const row: SupportTicketMessagesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('tmsg'),
+      ticket_id: ticket.id,
+      direction: input.direction,
+      body: input.body,
+      author_id: author.id ?? (inbound ? ticket.requester_contact_id : ctx.actor.credentialId),
+      author_name: author.name ?? (inbound ? ticket.requester_name : ctx.actor.name),
+      author_email: author.email?.toLowerCase() ?? (inbound ? ticket.requester_email : null),
+      created_at: ctx.now,
+    };
+    await ctx.db.insertInto('support_ticket_messages').values(row).execute();
+
+    const queue = await findQueue(ctx.db, ctx.workspaceId, ticket.queue_id);
+    const changes: Partial<SupportTicketsTable> = clocksAfterMessage(
+      ticket,
+      input.direction,
+      queue?.next_response_target_minutes ?? null,
+      ctx.now,
+    );
+    if (!inbound && ticket.status === 'new') Object.assign(changes, statusChanges(ticket, 'open', ctx.now));
+    if (inbound && (ticket.status === 'pending' || ticket.status === 'solved')) {
+      Object.assign(changes, statusChanges(ticket, 'open', ctx.now));
+    }
+    await ctx.db
+      .updateTable('support_tickets')
+      .set({ ...changes, updated_at: ctx.now })
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('id', '=', ticket.id)
+      .execute();
+    const message = toMessage(row);
+    const updated = emitTicketChange(ctx, { ...ticket, ...changes, updated_at: ctx.now }, ticket.status, false);
+    ctx.audit({ targetType: 'support_ticket_message', targetId: message.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'support_ticket', targetId: ticket.id, action: 'update', changedFields: Object.keys(changes) });
+    ctx.emit({
+      name: 'ticket.message_added',
+      targetType: 'support_ticket',
+      targetId: ticket.id,
+      data: { message, ticket: updated },
+    });
+    return { body: { message, ticket: updated }, createdId: message.id };
+  },
+  replay: async (ctx, message) => {
+    const ticket = await requireTicket(ctx, String(message.ticket_id));
+    return { message, ticket: toTicket(ticket, ctx) };
+  },
+});
+
+export const listSupportTicketMessages = defineOperation({
+  name: 'list_support_ticket_messages',
+  module: 'support',
+  scopes: ['support:read'],
+  kind: 'read',
+  summary: 'List a ticket\'s messages',
+  description:
+    'Lists the conversation of a ticket with its requester, oldest first (direction narrows to inbound or ' +
+    'outbound). Internal comments are never listed here: use list_support_ticket_comments. Pass next_cursor ' +
+    'back as cursor for the next page.',
+  input: Strict({ ticket_id: ticketId, direction: Type.Optional(direction), ...pageInput }),
+  rest: { method: 'GET', path: '/v1/support/tickets/{ticket_id}/messages' },
+  responseKey: 'messages',
+  handler: async (ctx, input) => {
+    await requireTicket(ctx, input.ticket_id);
+    const page = await listMessages(ctx.db, ctx.workspaceId, input, pageRequest('list_support_ticket_messages', input));
+    return { body: listBody('messages', page) };
+  },
+});
+
+export const addSupportTicketComment = defineOperation({
+  name: 'add_support_ticket_comment',
+  module: 'support',
+  scopes: ['support:write'],
+  kind: 'create',
+  creates: 'support_ticket_comment',
+  summary: 'Add an internal comment to a ticket',
+  description:
+    'Adds an internal note to a ticket, visible to the team only: it is never a message to the requester, ' +
+    'never listed among messages and does not touch SLA clocks or status. Allowed on closed tickets. The ' +
+    'author defaults to the calling credential. Send an idempotency_key so a retry adds it once. Emits ' +
+    'ticket.comment_added.',
+  input: Strict({
+    ticket_id: ticketId,
+    body: Type.String({ minLength: 1, maxLength: 100_000 }),
+    author: Type.Optional(
+      Strict(
+        {
+          id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+        },
+        { description: 'Defaults to the calling credential.' },
+      ),
+    ),
+  }),
+  rest: { method: 'POST', path: '/v1/support/tickets/{ticket_id}/comments' },
+  responseKey: 'comment',
+  handler: async (ctx, input) => {
+    const ticket = await requireTicket(ctx, input.ticket_id);
+    const row: SupportTicketCommentsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('tcom'),
+      ticket_id: ticket.id,
+      body: input.body,
+      author_id: input.author?.id ?? ctx.actor.credentialId,
+      author_name: input.author?.name ?? ctx.actor.name,
+      created_at: ctx.now,
+    };
+    await ctx.db.insertInto('support_ticket_comments').values(row).execute();
+    const comment = toComment(row);
+    ctx.audit({ targetType: 'support_ticket_comment', targetId: comment.id, changedFields: Object.keys(input) });
+    ctx.emit({
+      name: 'ticket.comment_added',
+      targetType: 'support_ticket',
+      targetId: ticket.id,
+      data: { comment, ticket: toTicket(ticket, ctx) },
+    });
+    return { body: { comment }, createdId: comment.id };
+  },
+});
+
+export const listSupportTicketComments = defineOperation({
+  name: 'list_support_ticket_comments',
+  module: 'support',
+  scopes: ['support:read'],
+  kind: 'read',
+  summary: 'List a ticket\'s internal comments',
+  description:
+    'Lists the internal comments (team notes) of a ticket, oldest first. Messages with the requester are ' +
+    'listed by list_support_ticket_messages. Pass next_cursor back as cursor for the next page.',
+  input: Strict({ ticket_id: ticketId, ...pageInput }),
+  rest: { method: 'GET', path: '/v1/support/tickets/{ticket_id}/comments' },
+  responseKey: 'comments',
+  handler: async (ctx, input) => {
+    await requireTicket(ctx, input.ticket_id);
+    const page = await listComments(ctx.db, ctx.workspaceId, input.ticket_id, pageRequest('list_support_ticket_comments', input));
+    return { body: listBody('comments', page) };
+  },
+});

@@ -1,0 +1,106 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { FreeFields, Strict } from '../../core/schema.ts';
+import { findQueueByKey, listQueues, toQueue } from './support-store.ts';
+
+export const queueRecord: RecordType = {
+  type: 'support_queue',
+  module: 'support',
+  table: 'support_queues',
+  collection: '/v1/support/queues',
+  key: 'queue',
+  readScope: 'support:read',
+  toResource: toQueue,
+};
+
+export const queueStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('archived')]);
+export const priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('urgent')]);
+const minutes = (what: string) =>
+  Type.Optional(Type.Integer({ minimum: 0, maximum: 5_256_000, description: `${what}, in minutes (none when absent).` }));
+
+export const createSupportQueue = defineOperation({
+  name: 'create_support_queue',
+  module: 'support',
+  scopes: ['support:write'],
+  kind: 'create',
+  creates: 'support_queue',
+  summary: 'Create a support queue',
+  description:
+    'Creates a support queue (a group of tickets with shared defaults and SLA targets). key is unique in the ' +
+    'workspace. New tickets take the queue\'s default_priority (default normal) and default_assignee_id; ' +
+    'their first-response and resolution due times come from the queue\'s target minutes, and an inbound ' +
+    'message after a reply starts a next-response clock. Only active queues (the default) take new tickets. ' +
+    'Send an idempotency_key so a retry returns the same queue. Emits support_queue.created.',
+  input: Strict({
+    key: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', description: 'Unique in the workspace, e.g. billing.' }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    status: Type.Optional(queueStatus),
+    default_assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' })),
+    default_priority: Type.Optional(priority),
+    first_response_target_minutes: minutes('Time from creation to the first outbound message'),
+    next_response_target_minutes: minutes('Time from an inbound message (after a reply) to the next outbound one'),
+    resolution_target_minutes: minutes('Time from creation to solved'),
+    custom_fields: Type.Optional(FreeFields('Your own queryable fields (list_support_queues filters by them).')),
+  }),
+  rest: { method: 'POST', path: '/v1/support/queues' },
+  responseKey: 'queue',
+  handler: async (ctx, input) => {
+    const taken = await findQueueByKey(ctx.db, ctx.workspaceId, input.key);
+    if (taken) throw validationFailed([{ field: 'key', message: `is already used by queue ${taken.id}` }]);
+    const row = {
+      workspace_id: ctx.workspaceId,
+      id: newId('sq'),
+      key: input.key,
+      name: input.name,
+      description: input.description ?? null,
+      status: input.status ?? 'active',
+      default_assignee_id: input.default_assignee_id ?? null,
+      default_priority: input.default_priority ?? 'normal',
+      first_response_target_minutes: input.first_response_target_minutes ?? null,
+      next_response_target_minutes: input.next_response_target_minutes ?? null,
+      resolution_target_minutes: input.resolution_target_minutes ?? null,
+      custom_fields: JSON.stringify(input.custom_fields ?? {}),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    } as const;
+    await ctx.db.insertInto('support_queues').values(row).execute();
+    const queue = toQueue(row);
+    ctx.audit({ targetType: 'support_queue', targetId: queue.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'support_queue.created', targetType: 'support_queue', targetId: queue.id, data: queue });
+    return { body: { queue }, createdId: queue.id };
+  },
+});
+
+export const listSupportQueues = defineOperation({
+  name: 'list_support_queues',
+  module: 'support',
+  scopes: ['support:read'],
+  kind: 'read',
+  summary: 'List support queues',
+  description:
+    'Lists support queues, newest first. query matches key, name and description case-insensitively; status ' +
+    'narrows to active, paused or archived; custom_field_key with custom_field_value keeps queues whose ' +
+    'custom field equals the value (compared as text). Pass next_cursor back as cursor with the same filters.',
+  input: Strict({
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    status: Type.Optional(queueStatus),
+    custom_field_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    custom_field_value: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/support/queues' },
+  responseKey: 'queues',
+  handler: async (ctx, input) => {
+    if ((input.custom_field_key === undefined) !== (input.custom_field_value === undefined)) {
+      const missing = input.custom_field_key === undefined ? 'custom_field_key' : 'custom_field_value';
+      throw validationFailed([{ field: missing, message: 'is required with the other custom_field_ filter' }]);
+    }
+    const page = await listQueues(ctx.db, ctx.dialect, ctx.workspaceId, input, pageRequest('list_support_queues', input));
+    return { body: listBody('queues', page) };
+  },
+});
