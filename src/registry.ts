@@ -10,6 +10,9 @@ import { supportModule } from './modules/support/index.ts';
 import { tasksModule } from './modules/tasks/index.ts';
 import { integrationsModule } from './modules/integrations/index.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
+import { projectsModule } from './modules/projects/index.ts';
+import { productsModule } from './modules/products/index.ts';
+import { calendarModule } from './modules/calendar/index.ts';
 
 export interface RestRoute {
   method: string;
@@ -30,7 +33,7 @@ export interface Registry {
   eventConsumers: EventConsumer[];
 }
 
-const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule, supportModule, cmsModule, assetsModule];
+const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule, supportModule, cmsModule, assetsModule, projectsModule, productsModule, calendarModule];
 
 /** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
 export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {

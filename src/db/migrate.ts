@@ -4,6 +4,7 @@ import * as crmTasksActivity from './migrations/0002-crm-tasks-activity.ts';
 import * as crmLedger from './migrations/0003-crm-ledger.ts';
 import * as supportCmsAssets from './migrations/0004-support-cms-assets.ts';
 import * as integrationsNotifications from './migrations/0005-integrations-notifications.ts';
+import * as projectsProductsCalendar from './migrations/0006-projects-products-calendar.ts';
 
 // Listed explicitly, in order: a migration exists when it is named here.
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0003-crm-ledger': crmLedger,
   '0004-support-cms-assets': supportCmsAssets,
   '0005-integrations-notifications': integrationsNotifications,
+  '0006-projects-products-calendar': projectsProductsCalendar,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -10,6 +10,9 @@ import type { CmsTables } from '../modules/cms/cms-tables.ts';
 import type { CrmTables } from '../modules/crm/crm-tables.ts';
 import type { SupportTables } from '../modules/support/support-tables.ts';
 import type { TaskTables } from '../modules/tasks/task-tables.ts';
+import type { ProjectTables } from '../modules/projects/project-tables.ts';
+import type { ProductTables } from '../modules/products/product-tables.ts';
+import type { CalendarTables } from '../modules/calendar/calendar-tables.ts';
 
 export interface InstallationTable {
   key: string;
@@ -125,4 +128,7 @@ export interface DB
     JobsTables,
     SupportTables,
     CmsTables,
-    AssetTables {}
+    AssetTables,
+    ProjectTables,
+    ProductTables,
+    CalendarTables {}

@@ -1,0 +1,174 @@
+import type { Kysely } from 'kysely';
+import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
+import { type Occurrence, occurrencesBetween, type Timing } from './recurrence.ts';
+import { DAY, formatInZone } from './zoned-time.ts';
+
+export function toCalendar(row: CalendarsTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    timezone: row.timezone,
+    color: row.color,
+    owner_id: row.owner_id,
+    ics_path: `/v1/calendar/calendars/${row.id}/ics`,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function timingOf(row: CalendarEventsTable): Timing {
+  return {
+    allDay: Boolean(Number(row.all_day)),
+    timezone: row.timezone,
+    startsAt: Date.parse(row.starts_at),
+    endsAt: Date.parse(row.ends_at),
+    startDate: row.start_date,
+    endDate: row.end_date,
+    recurrence: row.recurrence,
+    excludedDates: JSON.parse(row.excluded_dates) as string[],
+  };
+}
+
+export function toCalendarEvent(row: CalendarEventsTable) {
+  return {
+    id: row.id,
+    calendar_id: row.calendar_id,
+    title: row.title,
+    description: row.description,
+    location: row.location,
+    status: row.status,
+    all_day: Boolean(Number(row.all_day)),
+    starts_at: formatInZone(row.timezone, Date.parse(row.starts_at)),
+    ends_at: formatInZone(row.timezone, Date.parse(row.ends_at)),
+    start_date: row.start_date,
+    end_date: row.end_date,
+    timezone: row.timezone,
+    recurrence: row.recurrence,
+    excluded_dates: JSON.parse(row.excluded_dates) as string[],
+    attendees: JSON.parse(row.attendees) as Record<string, unknown>[],
+    related_resource_type: row.related_resource_type,
+    related_resource_id: row.related_resource_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** One occurrence of an event in a time window: its own start and end, and the event it comes from. */
+export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence) {
+  return {
+    event_id: row.id,
+    calendar_id: row.calendar_id,
+    title: row.title,
+    description: row.description,
+    location: row.location,
+    status: row.status,
+    all_day: Boolean(Number(row.all_day)),
+    starts_at: formatInZone(row.timezone, occurrence.startsAt),
+    ends_at: formatInZone(row.timezone, occurrence.endsAt),
+    start_date: occurrence.startDate,
+    end_date: occurrence.endDate,
+    timezone: row.timezone,
+    recurring: Boolean(Number(row.recurring)),
+    related_resource_type: row.related_resource_type,
+    related_resource_id: row.related_resource_id,
+  };
+}
+
+export function findCalendar(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db.selectFrom('calendars').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findEvent(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db
+    .selectFrom('calendar_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listCalendars(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { owner_id?: string; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('calendars').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.owner_id) query = query.where('owner_id', '=', filters.owner_id);
+  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toCalendar) };
+}
+
+export interface EventFilters {
+  calendar_id?: string;
+  status?: EventStatus;
+  related_resource_type?: string;
+  related_resource_id?: string;
+  query?: string;
+}
+
+export function eventQuery(db: Kysely<DB>, workspaceId: string, filters: EventFilters) {
+  let query = db.selectFrom('calendar_events').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.calendar_id) query = query.where('calendar_id', '=', filters.calendar_id);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.related_resource_type) query = query.where('related_resource_type', '=', filters.related_resource_type);
+  if (filters.related_resource_id) query = query.where('related_resource_id', '=', filters.related_resource_id);
+  if (filters.query) query = query.where(matchesText(['title', 'description', 'location'], filters.query));
+  return query;
+}
+
+export async function listEvents(db: Kysely<DB>, workspaceId: string, filters: EventFilters, page: PageRequest) {
+  const result = await fetchPage(eventQuery(db, workspaceId, filters), page);
+  return { ...result, items: result.items.map(toCalendarEvent) };
+}
+
+/**
+ * Calendars and the occurrences starting in the next 7 days (canceled events left out) for
+ * get_workspace_summary, in one query: the single events are counted in SQL, the recurring series that
+ * reach into the week come along as rows and are expanded.
+ */
+export async function calendarCounts(db: Kysely<DB>, workspaceId: string, now: string) {
+  const end = new Date(Date.parse(now) + 7 * DAY).toISOString();
+  const counts = db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('calendars').select((c) => c.fn.countAll().as('n')).where('workspace_id', '=', workspaceId).as('calendars'),
+      eb
+        .selectFrom('calendar_events')
+        .select((c) => c.fn.countAll().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('recurring', '=', 0)
+        .where('starts_at', '>=', now)
+        .where('starts_at', '<', end)
+        .where('status', '!=', 'canceled')
+        .as('single_upcoming'),
+    ])
+    .as('counts');
+  const series = db
+    .selectFrom('calendar_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('recurring', '=', 1)
+    .where('starts_at', '<', end)
+    .where('status', '!=', 'canceled')
+    .where((w) => w.or([w('series_ends_at', 'is', null), w('series_ends_at', '>', now)]))
+    .as('series');
+  const rows = await db
+    .selectFrom(counts)
+    .leftJoin(series, (join) => join.onTrue())
+    .selectAll('series')
+    .select(['counts.calendars', 'counts.single_upcoming'])
+    .execute();
+  const from = Date.parse(now);
+  let upcoming = Number(rows[0]?.single_upcoming ?? 0);
+  for (const row of rows) {
+    if (!row.id) continue;
+    upcoming += occurrencesBetween(timingOf(row as CalendarEventsTable), from, from + 7 * DAY).filter(
+      (o) => o.startsAt >= from,
+    ).length;
+  }
+  return { calendars: Number(rows[0]?.calendars ?? 0), upcoming_events: upcoming };
+}

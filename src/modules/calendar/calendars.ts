@@ -1,0 +1,182 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
+import type { CalendarsTable } from './calendar-tables.ts';
+import { findCalendar, listCalendars, toCalendar } from './calendar-store.ts';
+import { checkedTimeZone } from './event-input.ts';
+import { buildIcs } from './ics.ts';
+
+export const calendarRecord: RecordType = {
+  type: 'calendar',
+  module: 'calendar',
+  table: 'calendars',
+  collection: '/v1/calendar/calendars',
+  key: 'calendar',
+  readScope: 'calendar:read',
+  toResource: toCalendar,
+};
+
+const name = Type.String({ minLength: 1, maxLength: 200 });
+const description = Type.String({ maxLength: 20_000 });
+const timezone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'IANA time zone name, e.g. Europe/Berlin; the default zone of the calendar\'s events.',
+});
+const color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour, e.g. #1A73E8.' });
+const ownerId = Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID owning the calendar.' });
+
+export const createCalendar = defineOperation({
+  name: 'create_calendar',
+  module: 'calendar',
+  scopes: ['calendar:write'],
+  kind: 'create',
+  creates: 'calendar',
+  summary: 'Create a calendar',
+  description:
+    'Creates a calendar with a time zone (IANA name, validated; default UTC) that its events use unless ' +
+    'they name their own, an optional colour and owner. Add events with create_calendar_event; subscribe ' +
+    'to it in calendar apps through its iCalendar feed (ics_path). Send an idempotency_key so a retry ' +
+    'returns the same calendar. Writes an audit event and emits calendar.created.',
+  input: Strict({
+    name,
+    description: Type.Optional(description),
+    timezone: Type.Optional(timezone),
+    color: Type.Optional(color),
+    owner_id: Type.Optional(ownerId),
+  }),
+  rest: { method: 'POST', path: '/v1/calendar/calendars' },
+  responseKey: 'calendar',
+  handler: async (ctx, input) => {
+    const row: CalendarsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('cal'),
+      name: input.name,
+      description: input.description ?? null,
+      timezone: checkedTimeZone(input.timezone ?? 'UTC'),
+      color: input.color?.toUpperCase() ?? null,
+      owner_id: input.owner_id ?? null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('calendars').values(row).execute();
+    const calendar = toCalendar(row);
+    ctx.audit({ targetType: 'calendar', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'calendar.created', targetType: 'calendar', targetId: row.id, data: calendar });
+    return { body: { calendar }, createdId: row.id };
+  },
+});
+
+export const listCalendarsOperation = defineOperation({
+  name: 'list_calendars',
+  module: 'calendar',
+  scopes: ['calendar:read'],
+  kind: 'read',
+  summary: 'List calendars',
+  description:
+    'Lists calendars, newest first, filtered by owner_id; `query` matches name and description. Pass ' +
+    'next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    owner_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/calendar/calendars' },
+  responseKey: 'calendars',
+  handler: async (ctx, input) => {
+    const page = await listCalendars(ctx.db, ctx.workspaceId, input, pageRequest('list_calendars', input));
+    return { body: listBody('calendars', page) };
+  },
+});
+
+const UPDATABLE = ['name', 'description', 'timezone', 'color', 'owner_id'] as const;
+
+export const updateCalendar = defineOperation({
+  name: 'update_calendar',
+  module: 'calendar',
+  scopes: ['calendar:write'],
+  kind: 'update',
+  summary: 'Update a calendar',
+  description:
+    'Changes a calendar\'s name, description, timezone, color or owner_id (null clears optional fields). A ' +
+    'new timezone applies to events created afterwards; existing events keep their own zone. Retries are ' +
+    'safe: send the same end state. Writes an audit event and emits calendar.updated when something changed.',
+  input: Strict({
+    calendar_id: Type.String({ minLength: 1, description: 'ID of the calendar (cal_...).' }),
+    name: Type.Optional(name),
+    description: Type.Optional(Nullable(description)),
+    timezone: Type.Optional(timezone),
+    color: Type.Optional(Nullable(color)),
+    owner_id: Type.Optional(Nullable(ownerId)),
+  }),
+  rest: { method: 'PATCH', path: '/v1/calendar/calendars/{calendar_id}' },
+  responseKey: 'calendar',
+  handler: async (ctx, input) => {
+    if (!UPDATABLE.some((field) => input[field] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
+    }
+    const normalized = {
+      ...input,
+      ...(input.timezone !== undefined ? { timezone: checkedTimeZone(input.timezone) } : {}),
+      ...(typeof input.color === 'string' ? { color: input.color.toUpperCase() } : {}),
+    };
+    const row = await findCalendar(ctx.db, ctx.workspaceId, input.calendar_id);
+    if (!row) throw notFound('calendar');
+    const { changes, changed } = diffFields(row, normalized, UPDATABLE);
+    const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
+    if (changed.length) {
+      await ctx.db
+        .updateTable('calendars')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const calendar = toCalendar(next);
+    ctx.audit({ targetType: 'calendar', targetId: row.id, changedFields: changed });
+    if (changed.length) ctx.emit({ name: 'calendar.updated', targetType: 'calendar', targetId: row.id, data: calendar });
+    return { body: { calendar } };
+  },
+});
+
+const FEED_LIMIT = 10_000;
+
+export const calendarFeed = defineOperation({
+  name: 'get_calendar_ics',
+  module: 'calendar',
+  scopes: ['calendar:read'],
+  kind: 'read',
+  mcp: false,
+  extension: true,
+  summary: 'Export a calendar as iCalendar',
+  description:
+    'REST only: the calendar as an iCalendar (RFC 5545, text/calendar) feed for calendar apps, one VEVENT ' +
+    'per event with RRULE, EXDATE, attendees and a VTIMEZONE per zone used. Includes canceled events as ' +
+    'STATUS:CANCELLED and at most the 10,000 most recently starting events.',
+  input: Strict({ calendar_id: Type.String({ minLength: 1, description: 'ID of the calendar (cal_...).' }) }),
+  rest: { method: 'GET', path: '/v1/calendar/calendars/{calendar_id}/ics' },
+  responseKey: 'calendar',
+  handler: async (ctx, input) => {
+    const calendar = await findCalendar(ctx.db, ctx.workspaceId, input.calendar_id);
+    if (!calendar) throw notFound('calendar');
+    const events = await ctx.db
+      .selectFrom('calendar_events')
+      .selectAll()
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('calendar_id', '=', calendar.id)
+      .orderBy('starts_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(FEED_LIMIT)
+      .execute();
+    const payload = buildIcs(calendar, events.reverse(), 'wos', ctx.now);
+    return {
+      body: { calendar: toCalendar(calendar) },
+      raw: { contentType: 'text/calendar; charset=utf-8', payload },
+    };
+  },
+});

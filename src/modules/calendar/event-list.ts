@@ -1,0 +1,125 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  encodeCursor,
+  listBody,
+  MAX_PAGE_SIZE,
+  pageInput,
+  pageRequest,
+} from '../../core/pagination.ts';
+import { Strict } from '../../core/schema.ts';
+import type { CalendarEventsTable } from './calendar-tables.ts';
+import { type EventFilters, eventQuery, listEvents, timingOf, toOccurrence } from './calendar-store.ts';
+import { eventStatus, relatedType } from './event-schema.ts';
+import { occurrencesBetween } from './recurrence.ts';
+import { DAY } from './zoned-time.ts';
+
+const MAX_WINDOW_DAYS = 366;
+
+interface WindowInput extends EventFilters {
+  from: string;
+  to: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * Occurrences overlapping [from, to) ordered by start then event ID, keyset-paged on that pair. Single
+ * events come from SQL already ordered and limited; recurring series reaching into the window are loaded
+ * and each expanded only as far as the page needs.
+ */
+async function listOccurrences(ctx: OperationContext, input: WindowInput) {
+  const request = pageRequest('list_calendar_events', input as unknown as Record<string, unknown>);
+  const limit = Math.min(input.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const from = Date.parse(input.from);
+  const to = Date.parse(input.to);
+  let after: { startsAt: number; eventId: string } | undefined;
+  if (input.cursor) {
+    const [iso, eventId] = decodeCursor(request.operation, request.filters, input.cursor).split('|');
+    if (!iso || !eventId || Number.isNaN(Date.parse(iso))) {
+      throw validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+    }
+    after = { startsAt: Date.parse(iso), eventId };
+  }
+  const fromIso = new Date(from).toISOString();
+  const toIso = new Date(to).toISOString();
+  let singles = eventQuery(ctx.db, ctx.workspaceId, input)
+    .where('recurring', '=', 0)
+    .where('starts_at', '<', toIso)
+    .where('ends_at', '>', fromIso);
+  if (after) {
+    const afterIso = new Date(after.startsAt).toISOString();
+    singles = singles.where((eb) =>
+      eb.or([eb('starts_at', '>', afterIso), eb.and([eb('starts_at', '=', afterIso), eb('id', '>', after!.eventId)])]),
+    );
+  }
+  const singleRows = await singles.orderBy('starts_at').orderBy('id').limit(limit + 1).execute();
+  const seriesRows = await eventQuery(ctx.db, ctx.workspaceId, input)
+    .where('recurring', '=', 1)
+    .where('starts_at', '<', toIso)
+    .where((eb) => eb.or([eb('series_ends_at', 'is', null), eb('series_ends_at', '>', fromIso)]))
+    .execute();
+
+  const found: { row: CalendarEventsTable; occurrence: ReturnType<typeof occurrencesBetween>[number] }[] = [];
+  for (const row of singleRows) {
+    for (const occurrence of occurrencesBetween(timingOf(row), from, to)) found.push({ row, occurrence });
+  }
+  for (const row of seriesRows) {
+    // Occurrences starting at the cursor's instant may still follow it (a higher event ID): start from just before.
+    const since = after ? (row.id > after.eventId ? after.startsAt - 1 : after.startsAt) : undefined;
+    for (const occurrence of occurrencesBetween(timingOf(row), from, to, since, limit + 1)) found.push({ row, occurrence });
+  }
+  found.sort((a, b) => a.occurrence.startsAt - b.occurrence.startsAt || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  const page = found.slice(0, limit);
+  const last = page[page.length - 1];
+  const nextCursor =
+    found.length > limit && last
+      ? encodeCursor(request.operation, request.filters, `${new Date(last.occurrence.startsAt).toISOString()}|${last.row.id}`)
+      : undefined;
+  return { items: page.map(({ row, occurrence }) => toOccurrence(row, occurrence)), next_cursor: nextCursor };
+}
+
+export const listEventsOperation = defineOperation({
+  name: 'list_calendar_events',
+  module: 'calendar',
+  scopes: ['calendar:read'],
+  kind: 'read',
+  summary: 'List calendar events or their occurrences',
+  description:
+    'Without from/to: lists events themselves, newest first. With a window (from and to, ISO 8601, at most ' +
+    '366 days): lists the occurrences overlapping it in start order, recurring events expanded, each with ' +
+    'its event_id and its own starts_at/ends_at in the event\'s zone (local times kept across DST). Filters: ' +
+    'calendar_id, status, related record, query (title, description, location). Pass next_cursor back as ' +
+    'cursor, with the same filters, for the next page.',
+  input: Strict({
+    calendar_id: Type.Optional(Type.String({ minLength: 1 })),
+    status: Type.Optional(eventStatus),
+    related_resource_type: Type.Optional(relatedType),
+    related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Window start (inclusive), with offset.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Window end (exclusive), at most 366 days after from.' })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/calendar/events' },
+  responseKey: 'calendar_events',
+  handler: async (ctx, input) => {
+    if ((input.from === undefined) !== (input.to === undefined)) {
+      const missing = input.from === undefined ? 'from' : 'to';
+      throw validationFailed([{ field: missing, message: 'is required with from and to: send both for a time window' }]);
+    }
+    if (input.from !== undefined && input.to !== undefined) {
+      const span = Date.parse(input.to) - Date.parse(input.from);
+      if (span <= 0) throw validationFailed([{ field: 'to', message: 'must be after from' }]);
+      if (span > MAX_WINDOW_DAYS * DAY) throw validationFailed([{ field: 'to', message: 'must be at most 366 days after from' }]);
+      const page = await listOccurrences(ctx, input as WindowInput);
+      return { body: listBody('calendar_events', page) };
+    }
+    const page = await listEvents(ctx.db, ctx.workspaceId, input as EventFilters, pageRequest('list_calendar_events', input));
+    return { body: listBody('calendar_events', page) };
+  },
+});

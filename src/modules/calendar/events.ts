@@ -1,0 +1,198 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { checkRelatedRecord } from '../../core/related-record.ts';
+import { Strict } from '../../core/schema.ts';
+import { inputFields, Nullable } from '../projects/changes.ts';
+import type { CalendarEventsTable, EventStatus } from './calendar-tables.ts';
+import { findCalendar, findEvent, toCalendarEvent } from './calendar-store.ts';
+import { type AttendeeInput, normalizeAttendees, normalizeTiming, type TimingDraft } from './event-input.ts';
+import { eventFields, eventStatus } from './event-schema.ts';
+import { formatInZone } from './zoned-time.ts';
+
+export const calendarEventRecord: RecordType = {
+  type: 'calendar_event',
+  module: 'calendar',
+  table: 'calendar_events',
+  collection: '/v1/calendar/events',
+  key: 'calendar_event',
+  readScope: 'calendar:read',
+  toResource: toCalendarEvent,
+};
+
+async function requireCalendar(ctx: OperationContext, id: string) {
+  const calendar = await findCalendar(ctx.db, ctx.workspaceId, id);
+  if (!calendar) throw notFound('calendar');
+  return calendar;
+}
+
+export const createCalendarEvent = defineOperation({
+  name: 'create_calendar_event',
+  module: 'calendar',
+  scopes: ['calendar:write'],
+  kind: 'create',
+  creates: 'calendar_event',
+  summary: 'Create a calendar event',
+  description:
+    'Creates an event in a calendar: timed (starts_at and ends_at, ISO 8601 with offset) or all-day ' +
+    '(all_day with start_date and end_date, inclusive), in its own IANA timezone (default the calendar\'s), ' +
+    'optionally recurring (an RFC 5545 RRULE in recurrence, with excluded_dates), with attendees (email or ' +
+    'contact_id) and a related record (contact, company, deal, support_ticket, project_task; it must exist). ' +
+    'Send an idempotency_key so a retry returns the same event. Writes an audit event and emits ' +
+    'calendar_event.created.',
+  input: Strict({
+    calendar_id: Type.String({ minLength: 1, description: 'Calendar of the event (cal_...).' }),
+    title: eventFields.title,
+    description: Type.Optional(eventFields.description),
+    location: Type.Optional(eventFields.location),
+    all_day: Type.Optional(eventFields.all_day),
+    starts_at: Type.Optional(eventFields.starts_at),
+    ends_at: Type.Optional(eventFields.ends_at),
+    start_date: Type.Optional(eventFields.start_date),
+    end_date: Type.Optional(eventFields.end_date),
+    timezone: Type.Optional(eventFields.timezone),
+    recurrence: Type.Optional(eventFields.recurrence),
+    excluded_dates: Type.Optional(eventFields.excluded_dates),
+    attendees: Type.Optional(eventFields.attendees),
+    status: Type.Optional(eventStatus),
+    related_resource_type: Type.Optional(eventFields.related_resource_type),
+    related_resource_id: Type.Optional(eventFields.related_resource_id),
+  }),
+  rest: { method: 'POST', path: '/v1/calendar/events' },
+  responseKey: 'calendar_event',
+  handler: async (ctx, input) => {
+    const calendar = await requireCalendar(ctx, input.calendar_id);
+    const timing = normalizeTiming({ ...input, all_day: input.all_day ?? false, timezone: input.timezone ?? calendar.timezone });
+    await checkRelatedRecord(ctx, input);
+    const row: CalendarEventsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('cev'),
+      calendar_id: calendar.id,
+      title: input.title,
+      description: input.description ?? null,
+      location: input.location ?? null,
+      ...timing,
+      attendees: JSON.stringify(await normalizeAttendees(ctx, (input.attendees ?? []) as AttendeeInput[])),
+      status: (input.status ?? 'confirmed') as EventStatus,
+      related_resource_type: input.related_resource_type ?? null,
+      related_resource_id: input.related_resource_id ?? null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('calendar_events').values(row).execute();
+    const event = toCalendarEvent(row);
+    ctx.audit({ targetType: 'calendar_event', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'calendar_event.created', targetType: 'calendar_event', targetId: row.id, data: event });
+    return { body: { calendar_event: event }, createdId: row.id };
+  },
+});
+
+const TIMING = ['all_day', 'starts_at', 'ends_at', 'start_date', 'end_date', 'timezone', 'recurrence', 'excluded_dates'] as const;
+const PLAIN = ['calendar_id', 'title', 'description', 'location', 'status', 'related_resource_type', 'related_resource_id'] as const;
+
+/** The event's current timing as an update draft, with the sent fields applied. */
+function draftFor(row: CalendarEventsTable, input: Record<string, unknown>): TimingDraft {
+  const allDay = (input.all_day as boolean | undefined) ?? Boolean(Number(row.all_day));
+  const switched = allDay !== Boolean(Number(row.all_day));
+  const current: TimingDraft = {
+    all_day: allDay,
+    // Switching between timed and all-day drops the other kind's fields unless they are sent.
+    starts_at: switched ? undefined : allDay ? undefined : formatInZone(row.timezone, Date.parse(row.starts_at)),
+    ends_at: switched ? undefined : allDay ? undefined : formatInZone(row.timezone, Date.parse(row.ends_at)),
+    start_date: switched ? undefined : row.start_date,
+    end_date: switched ? undefined : row.end_date,
+    timezone: row.timezone,
+    recurrence: row.recurrence,
+    excluded_dates: JSON.parse(row.excluded_dates),
+  };
+  for (const field of TIMING) if (input[field] !== undefined) (current as any)[field] = input[field];
+  // A new start alone moves the event and keeps its length.
+  if (!switched && !allDay && input.starts_at !== undefined && input.ends_at === undefined) {
+    const length = Date.parse(row.ends_at) - Date.parse(row.starts_at);
+    current.ends_at = new Date(Date.parse(input.starts_at as string) + length).toISOString();
+  }
+  if (!switched && allDay && input.start_date !== undefined && input.end_date === undefined) {
+    const span = Date.parse(`${row.end_date}T00:00:00Z`) - Date.parse(`${row.start_date}T00:00:00Z`);
+    current.end_date = new Date(Date.parse(`${input.start_date}T00:00:00Z`) + span).toISOString().slice(0, 10);
+  }
+  if (input.recurrence === null) current.excluded_dates = (input.excluded_dates as string[] | undefined) ?? [];
+  return current;
+}
+
+export const updateCalendarEvent = defineOperation({
+  name: 'update_calendar_event',
+  module: 'calendar',
+  scopes: ['calendar:write'],
+  kind: 'update',
+  summary: 'Update a calendar event',
+  description:
+    'Changes any field of an event (null clears optional ones; attendees and excluded_dates replace the ' +
+    'lists; calendar_id moves it to another calendar). The result is validated like a create: ends after ' +
+    'starts, valid zone and RRULE. Changing timezone keeps the instants of starts_at and ends_at; removing ' +
+    'recurrence drops excluded_dates. Edits apply to the whole series. Writes an audit event naming the ' +
+    'changed fields and emits calendar_event.canceled when it becomes canceled, otherwise calendar_event.updated.',
+  input: Strict({
+    event_id: Type.String({ minLength: 1, description: 'ID of the event (cev_...).' }),
+    calendar_id: Type.Optional(Type.String({ minLength: 1, description: 'Move the event to this calendar.' })),
+    title: Type.Optional(eventFields.title),
+    description: Type.Optional(Nullable(eventFields.description)),
+    location: Type.Optional(Nullable(eventFields.location)),
+    all_day: Type.Optional(eventFields.all_day),
+    starts_at: Type.Optional(eventFields.starts_at),
+    ends_at: Type.Optional(eventFields.ends_at),
+    start_date: Type.Optional(eventFields.start_date),
+    end_date: Type.Optional(eventFields.end_date),
+    timezone: Type.Optional(eventFields.timezone),
+    recurrence: Type.Optional(Nullable(eventFields.recurrence)),
+    excluded_dates: Type.Optional(eventFields.excluded_dates),
+    attendees: Type.Optional(eventFields.attendees),
+    status: Type.Optional(eventStatus),
+    related_resource_type: Type.Optional(Nullable(eventFields.related_resource_type)),
+    related_resource_id: Type.Optional(Nullable(eventFields.related_resource_id)),
+  }),
+  rest: { method: 'PATCH', path: '/v1/calendar/events/{event_id}' },
+  responseKey: 'calendar_event',
+  handler: async (ctx, rawInput) => {
+    const input = rawInput as Record<string, unknown> & { event_id: string };
+    if (![...TIMING, ...PLAIN, 'attendees'].some((field) => input[field] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: 'send at least one field to change' }]);
+    }
+    const row = await findEvent(ctx.db, ctx.workspaceId, input.event_id);
+    if (!row) throw notFound('calendar event');
+    if (typeof input.calendar_id === 'string') await requireCalendar(ctx, input.calendar_id);
+    const relatedCleared = input.related_resource_type === null || input.related_resource_id === null;
+    if (relatedCleared && (input.related_resource_type !== null || input.related_resource_id !== null)) {
+      throw validationFailed([{ field: 'related_resource_id', message: 'clear related_resource_type and related_resource_id together' }]);
+    }
+    if (!relatedCleared) await checkRelatedRecord(ctx, input as any);
+
+    const next: CalendarEventsTable = { ...row };
+    for (const field of PLAIN) if (input[field] !== undefined) (next as any)[field] = input[field];
+    if (TIMING.some((field) => input[field] !== undefined)) Object.assign(next, normalizeTiming(draftFor(row, input)));
+    if (input.attendees !== undefined) {
+      next.attendees = JSON.stringify(await normalizeAttendees(ctx, input.attendees as AttendeeInput[]));
+    }
+    const changed = (Object.keys(row) as (keyof CalendarEventsTable)[]).filter((k) => next[k] !== row[k]);
+    if (changed.length) {
+      next.updated_at = ctx.now;
+      const changes = Object.fromEntries(changed.map((k) => [k, next[k]]));
+      await ctx.db
+        .updateTable('calendar_events')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const event = toCalendarEvent(next);
+    const visible = changed.filter((k) => !['recurring', 'series_ends_at'].includes(k));
+    ctx.audit({ targetType: 'calendar_event', targetId: row.id, changedFields: visible });
+    if (changed.length) {
+      const name = next.status === 'canceled' && row.status !== 'canceled' ? 'calendar_event.canceled' : 'calendar_event.updated';
+      ctx.emit({ name, targetType: 'calendar_event', targetId: row.id, data: event });
+    }
+    return { body: { calendar_event: event } };
+  },
+});

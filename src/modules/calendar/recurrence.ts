@@ -1,0 +1,197 @@
+// RFC 5545 recurrence rules: validated part by part, normalized, and expanded with the rrule package in
+// floating time (local wall clock), then mapped back to instants in the event's time zone, so every
+// occurrence keeps its local time across daylight-saving changes.
+import * as rruleModule from 'rrule';
+import { validationFailed } from '../../core/errors.ts';
+import { DAY, dateToFloating, floatingDate, fromFloating, toFloating } from './zoned-time.ts';
+
+// rrule ships CommonJS to Node and ESM to bundlers: take the namespace either way.
+const { RRule, RRuleSet } = ((rruleModule as any).default ?? rruleModule) as typeof rruleModule;
+type RRuleSetT = InstanceType<typeof RRuleSet>;
+
+const MAX_COUNT = 1000;
+const INDEX_HORIZON = 20 * 366 * DAY;
+const DAYNAME = '(MO|TU|WE|TH|FR|SA|SU)';
+const signed = (max: number) => (value: string) =>
+  value.split(',').every((n) => /^[+-]?\d{1,3}$/.test(n) && Math.abs(Number(n)) >= 1 && Math.abs(Number(n)) <= max);
+
+const PARTS: Record<string, (value: string) => boolean> = {
+  FREQ: (v) => /^(DAILY|WEEKLY|MONTHLY|YEARLY)$/.test(v),
+  INTERVAL: (v) => /^[1-9]\d{0,2}$/.test(v),
+  COUNT: (v) => /^[1-9]\d{0,3}$/.test(v) && Number(v) <= MAX_COUNT,
+  UNTIL: (v) => /^\d{8}(T\d{6}Z?)?$/.test(v) && !Number.isNaN(untilParts(v).date),
+  BYMONTH: (v) => v.split(',').every((n) => /^\d{1,2}$/.test(n) && Number(n) >= 1 && Number(n) <= 12),
+  BYWEEKNO: signed(53),
+  BYYEARDAY: signed(366),
+  BYMONTHDAY: signed(31),
+  BYDAY: (v) =>
+    v.split(',').every((item) => {
+      const match = new RegExp(`^([+-]?\\d{1,2})?${DAYNAME}$`).exec(item);
+      return Boolean(match) && (match![1] === undefined || (Math.abs(Number(match![1])) >= 1 && Math.abs(Number(match![1])) <= 53));
+    }),
+  BYSETPOS: signed(366),
+  WKST: (v) => new RegExp(`^${DAYNAME}$`).test(v),
+};
+const ORDER = Object.keys(PARTS);
+
+function untilParts(value: string) {
+  const date = Date.parse(`${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}T00:00:00Z`);
+  const time = value.length > 8 ? value.slice(9, 15) : undefined;
+  return { date, time, utc: value.endsWith('Z') };
+}
+
+const compact = (iso: string) => iso.replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+
+export interface Timing {
+  allDay: boolean;
+  timezone: string;
+  /** Instants (ms) of the first occurrence; for all-day events the start of start_date and of the day after end_date. */
+  startsAt: number;
+  endsAt: number;
+  startDate: string | null;
+  endDate: string | null;
+  recurrence: string | null;
+  excludedDates: string[];
+}
+
+const fail = (message: string, field = 'recurrence') => validationFailed([{ field, message }]);
+
+/**
+ * Validates an RRULE value (with or without the RRULE: prefix) and returns it normalized: parts in a fixed
+ * order, UNTIL in UTC (a date for all-day events). Sub-daily rules and BYHOUR/BYMINUTE/BYSECOND are refused:
+ * an occurrence takes its time of day from the start.
+ */
+export function normalizeRule(text: string, timing: Omit<Timing, 'recurrence'>): string {
+  const body = text.trim().replace(/^RRULE:/i, '');
+  if (/[\r\n]/.test(body) || /DTSTART|TZID/i.test(body)) throw fail('must be a single RRULE value; the start comes from starts_at');
+  const parts = new Map<string, string>();
+  for (const piece of body.split(';')) {
+    const [rawName, value, ...rest] = piece.split('=');
+    const name = (rawName ?? '').toUpperCase();
+    if (!name || value === undefined || rest.length) throw fail(`has a malformed part "${piece}"`);
+    if (['BYHOUR', 'BYMINUTE', 'BYSECOND'].includes(name)) throw fail(`${name} is not supported: the time of day comes from starts_at`);
+    if (!PARTS[name]) throw fail(`has an unknown part ${name}`);
+    if (parts.has(name)) throw fail(`repeats ${name}`);
+    const upper = value.toUpperCase();
+    if (!PARTS[name](upper)) {
+      if (name === 'FREQ' && /^(SECONDLY|MINUTELY|HOURLY)$/.test(upper)) throw fail('FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY');
+      throw fail(`has an invalid ${name} value "${value}"`);
+    }
+    parts.set(name, upper);
+  }
+  const freq = parts.get('FREQ');
+  if (!freq) throw fail('needs FREQ (DAILY, WEEKLY, MONTHLY or YEARLY)');
+  if (parts.has('COUNT') && parts.has('UNTIL')) throw fail('may have COUNT or UNTIL, not both');
+  if (parts.has('BYWEEKNO') && freq !== 'YEARLY') throw fail('BYWEEKNO needs FREQ=YEARLY');
+  if (parts.has('BYYEARDAY') && freq !== 'YEARLY') throw fail('BYYEARDAY needs FREQ=YEARLY');
+  if (parts.has('BYMONTHDAY') && freq === 'WEEKLY') throw fail('BYMONTHDAY cannot be used with FREQ=WEEKLY');
+  if (/[+-]?\d/.test(parts.get('BYDAY') ?? '') && !['MONTHLY', 'YEARLY'].includes(freq)) {
+    throw fail('numbered BYDAY values (e.g. 1MO, -1FR) need FREQ=MONTHLY or YEARLY');
+  }
+  if (parts.has('BYSETPOS') && ![...parts.keys()].some((p) => p.startsWith('BY') && p !== 'BYSETPOS')) {
+    throw fail('BYSETPOS needs another BY part');
+  }
+  const until = parts.get('UNTIL');
+  if (until) parts.set('UNTIL', normalizeUntil(until, timing));
+  return ORDER.filter((name) => parts.has(name)).map((name) => `${name}=${parts.get(name)}`).join(';');
+}
+
+function normalizeUntil(value: string, timing: Omit<Timing, 'recurrence'>): string {
+  const { date, time, utc } = untilParts(value);
+  const floatingUntil = time
+    ? date + (Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6))) * 1000
+    : date + DAY - 1000; // a date alone ends with that local day
+  const instant = utc && time ? floatingUntil : fromFloating(timing.timezone, floatingUntil);
+  if (timing.allDay) return floatingDate(utc && time ? toFloating(timing.timezone, instant) : floatingUntil).replace(/-/g, '');
+  return compact(new Date(instant).toISOString());
+}
+
+function dtstartFloating(timing: Timing): number {
+  return timing.allDay ? dateToFloating(timing.startDate!) : toFloating(timing.timezone, timing.startsAt);
+}
+
+/** The rule set in floating time: the rule from the first start, minus the excluded dates. */
+function ruleSet(timing: Timing): { set: RRuleSetT; rule: InstanceType<typeof RRule>; start: number } {
+  const options = RRule.parseString(timing.recurrence!);
+  const start = dtstartFloating(timing);
+  let until: Date | undefined;
+  if (options.until) {
+    until = timing.allDay
+      ? new Date(options.until.getTime() + DAY - 1000)
+      : new Date(toFloating(timing.timezone, options.until.getTime()));
+  }
+  const rule = new RRule({ ...options, tzid: null, dtstart: new Date(start), until: until ?? null });
+  const set = new RRuleSet();
+  set.rrule(rule);
+  const timeOfDay = ((start % DAY) + DAY) % DAY;
+  for (const date of timing.excludedDates) set.exdate(new Date(dateToFloating(date) + timeOfDay));
+  return { set, rule, start };
+}
+
+export interface Occurrence {
+  startsAt: number;
+  endsAt: number;
+  startDate: string | null;
+  endDate: string | null;
+}
+
+function occurrenceAt(timing: Timing, floating: number): Occurrence {
+  if (!timing.allDay) {
+    const startsAt = fromFloating(timing.timezone, floating);
+    return { startsAt, endsAt: startsAt + (timing.endsAt - timing.startsAt), startDate: null, endDate: null };
+  }
+  const span = Math.round((dateToFloating(timing.endDate!) - dateToFloating(timing.startDate!)) / DAY);
+  return {
+    startsAt: fromFloating(timing.timezone, floating),
+    endsAt: fromFloating(timing.timezone, floating + (span + 1) * DAY),
+    startDate: floatingDate(floating),
+    endDate: floatingDate(floating + span * DAY),
+  };
+}
+
+/**
+ * Checks the rule against the start (the start must be its first occurrence) and returns the UTC end of
+ * the last occurrence of a bounded series, or null when unbounded or too far out to matter for indexing.
+ */
+export function checkRule(timing: Timing): string | null {
+  const { rule, start } = ruleSet(timing);
+  const first = rule.after(new Date(start), true);
+  if (!first || first.getTime() !== start) {
+    throw fail('must include the start as its first occurrence (e.g. starts_at on a Monday for BYDAY=MO)');
+  }
+  const { count, until } = rule.options;
+  if (!count && !until) return null;
+  if (until && until.getTime() - start > INDEX_HORIZON) return null;
+  const last = count ? rule.all().at(-1)! : rule.before(until!, true)!;
+  return new Date(occurrenceAt(timing, last.getTime()).endsAt).toISOString();
+}
+
+/**
+ * Occurrences overlapping [from, to), in start order, after `after` (an occurrence start, exclusive) when
+ * given, at most `limit` of them.
+ */
+export function occurrencesBetween(timing: Timing, from: number, to: number, after?: number, limit = Infinity): Occurrence[] {
+  if (!timing.recurrence) {
+    const single = occurrenceAt(timing, dtstartFloating(timing));
+    const inside = single.endsAt > from && single.startsAt < to && (after === undefined || single.startsAt > after);
+    return inside && limit > 0 ? [single] : [];
+  }
+  const { set } = ruleSet(timing);
+  const lower = toFloating(timing.timezone, Math.max(from, after ?? from)) - (timing.endsAt - timing.startsAt) - 2 * DAY;
+  const upper = toFloating(timing.timezone, to) + 2 * DAY;
+  const found: Occurrence[] = [];
+  set.between(new Date(lower), new Date(upper), true, (date) => {
+    const occurrence = occurrenceAt(timing, date.getTime());
+    if (occurrence.endsAt > from && occurrence.startsAt < to && (after === undefined || occurrence.startsAt > after)) {
+      found.push(occurrence);
+    }
+    return found.length < limit;
+  });
+  return found;
+}
+
+/** The local start of an excluded date's occurrence, for EXDATE in the iCalendar export. */
+export function excludedStart(timing: Timing, date: string): number {
+  const start = dtstartFloating(timing);
+  return dateToFloating(date) + (((start % DAY) + DAY) % DAY);
+}

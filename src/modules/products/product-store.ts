@@ -1,0 +1,147 @@
+import type { Kysely } from 'kysely';
+import { fetchKeysetPage } from '../../core/keyset.ts';
+import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
+import type {
+  ProductReleasesTable,
+  ProductRoadmapItemsTable,
+  ProductStatus,
+  ProductsTable,
+  ReleaseStatus,
+  RoadmapItemStatus,
+} from './product-tables.ts';
+
+export function toProduct(row: ProductsTable) {
+  return {
+    id: row.id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toRelease(row: ProductReleasesTable) {
+  return {
+    id: row.id,
+    product_id: row.product_id,
+    version: row.version,
+    name: row.name,
+    status: row.status,
+    target_date: row.target_date,
+    released_at: row.released_at,
+    notes: row.notes,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toRoadmapItem(row: ProductRoadmapItemsTable) {
+  return {
+    id: row.id,
+    product_id: row.product_id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    priority: row.priority,
+    release_id: row.release_id,
+    project_id: row.project_id,
+    project_task_id: row.project_task_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function findProduct(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db.selectFrom('products').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findRelease(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db
+    .selectFrom('product_releases')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findRoadmapItem(db: Kysely<DB>, workspaceId: string, id: string) {
+  return db
+    .selectFrom('product_roadmap_items')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listProducts(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { status?: ProductStatus; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('products').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.query) query = query.where(matchesText(['name', 'key', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toProduct) };
+}
+
+/** Highest semantic version first (ties, such as versions differing only in build metadata, newest first). */
+export async function listReleases(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { product_id?: string; status?: ReleaseStatus; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('product_releases').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.product_id) query = query.where('product_id', '=', filters.product_id);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.query) query = query.where(matchesText(['version', 'name', 'notes'], filters.query));
+  const result = await fetchKeysetPage(query, page, [
+    { column: 'version_sort', direction: 'desc' },
+    { column: 'id', direction: 'desc' },
+  ]);
+  return { ...result, items: result.items.map(toRelease) };
+}
+
+export async function listRoadmapItems(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { product_id?: string; status?: RoadmapItemStatus; release_id?: string; project_id?: string; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('product_roadmap_items').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.product_id) query = query.where('product_id', '=', filters.product_id);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.release_id) query = query.where('release_id', '=', filters.release_id);
+  if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
+  if (filters.query) query = query.where(matchesText(['title', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toRoadmapItem) };
+}
+
+/** Product counts for get_workspace_summary, in one query. */
+export async function productCounts(db: Kysely<DB>, workspaceId: string) {
+  const count = (eb: any, table: 'products' | 'product_releases' | 'product_roadmap_items', statuses: string[], as: string) =>
+    eb
+      .selectFrom(table)
+      .select((e: any) => e.fn.countAll().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('status', 'in', statuses)
+      .as(as);
+  const row = (await db
+    .selectNoFrom((eb) => [
+      count(eb, 'products', ['active'], 'active_products'),
+      count(eb, 'product_releases', ['planned', 'in_progress'], 'upcoming_releases'),
+      count(eb, 'product_roadmap_items', ['planned', 'in_progress'], 'roadmap_items_in_flight'),
+    ])
+    .executeTakeFirstOrThrow()) as Record<string, unknown>;
+  return {
+    active_products: Number(row.active_products),
+    upcoming_releases: Number(row.upcoming_releases),
+    roadmap_items_in_flight: Number(row.roadmap_items_in_flight),
+  };
+}

@@ -1,0 +1,143 @@
+import { Type } from '@sinclair/typebox';
+import { isUniqueViolation } from '../../core/db-errors.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
+import { findProduct, listProducts, toProduct } from './product-store.ts';
+import type { ProductsTable } from './product-tables.ts';
+
+export const productRecord: RecordType = {
+  type: 'product',
+  module: 'products',
+  table: 'products',
+  collection: '/v1/products',
+  key: 'product',
+  readScope: 'products:read',
+  toResource: toProduct,
+};
+
+const productStatus = Type.Union(['active', 'sunset', 'archived'].map((s) => Type.Literal(s)), {
+  description: 'active (default), sunset or archived; any status may follow any other.',
+});
+const name = Type.String({ minLength: 1, maxLength: 200 });
+const description = Type.String({ maxLength: 20_000 });
+
+export const createProduct = defineOperation({
+  name: 'create_product',
+  module: 'products',
+  scopes: ['products:write'],
+  kind: 'create',
+  creates: 'product',
+  summary: 'Create a product',
+  description:
+    'Creates a product with a key (lower-case slug such as mobile-app, unique in the workspace). Plan it ' +
+    'with create_product_release and create_product_roadmap_item. Send an idempotency_key so a retry ' +
+    'returns the same product. Writes an audit event and emits product.created.',
+  input: Strict({
+    name,
+    key: Type.String({
+      pattern: '^[a-z0-9]+(?:[-_][a-z0-9]+)*$',
+      minLength: 2,
+      maxLength: 40,
+      description: '2 to 40 lower-case letters and digits, words joined by - or _; unique in the workspace.',
+    }),
+    description: Type.Optional(description),
+    status: Type.Optional(productStatus),
+  }),
+  rest: { method: 'POST', path: '/v1/products' },
+  responseKey: 'product',
+  handler: async (ctx, input) => {
+    const row: ProductsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('prd'),
+      key: input.key,
+      name: input.name,
+      description: input.description ?? null,
+      status: (input.status ?? 'active') as ProductsTable['status'],
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    try {
+      await ctx.db.insertInto('products').values(row).execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw validationFailed([{ field: 'key', message: 'is already used by another product' }]);
+      throw error;
+    }
+    const product = toProduct(row);
+    ctx.audit({ targetType: 'product', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'product.created', targetType: 'product', targetId: row.id, data: product });
+    return { body: { product }, createdId: row.id };
+  },
+});
+
+export const listProductsOperation = defineOperation({
+  name: 'list_products',
+  module: 'products',
+  scopes: ['products:read'],
+  kind: 'read',
+  summary: 'List products',
+  description:
+    'Lists products, newest first, filtered by status; `query` matches name, key and description ' +
+    'case-insensitively. Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(productStatus),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/products' },
+  responseKey: 'products',
+  handler: async (ctx, input) => {
+    const page = await listProducts(ctx.db, ctx.workspaceId, input as any, pageRequest('list_products', input));
+    return { body: listBody('products', page) };
+  },
+});
+
+const UPDATABLE = ['name', 'description', 'status'] as const;
+
+export const updateProduct = defineOperation({
+  name: 'update_product',
+  module: 'products',
+  scopes: ['products:write'],
+  kind: 'update',
+  summary: 'Update a product',
+  description:
+    'Changes a product\'s name, description (null clears it) or status (active, sunset, archived). The key ' +
+    'cannot change. Retries are safe: send the same end state. Writes an audit event naming the changed ' +
+    'fields and emits product.status_changed when the status changes, otherwise product.updated.',
+  input: Strict({
+    product_id: Type.String({ minLength: 1, description: 'ID of the product (prd_...).' }),
+    name: Type.Optional(name),
+    description: Type.Optional(Nullable(description)),
+    status: Type.Optional(productStatus),
+  }),
+  rest: { method: 'PATCH', path: '/v1/products/{product_id}' },
+  responseKey: 'product',
+  handler: async (ctx, input) => {
+    if (!UPDATABLE.some((field) => input[field] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
+    }
+    const row = await findProduct(ctx.db, ctx.workspaceId, input.product_id);
+    if (!row) throw notFound('product');
+    const { changes, changed } = diffFields(row, input, UPDATABLE);
+    const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
+    if (changed.length) {
+      await ctx.db
+        .updateTable('products')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const product = toProduct(next);
+    ctx.audit({ targetType: 'product', targetId: row.id, changedFields: changed });
+    if (changed.length) {
+      const event = changed.includes('status') ? 'product.status_changed' : 'product.updated';
+      ctx.emit({ name: event, targetType: 'product', targetId: row.id, data: product });
+    }
+    return { body: { product } };
+  },
+});

@@ -1,0 +1,192 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { isUniqueViolation } from '../../core/db-errors.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
+import { findRelease, listReleases, toRelease } from './product-store.ts';
+import type { ProductReleasesTable, ReleaseStatus } from './product-tables.ts';
+import { parseVersion, versionSortKey } from './version-key.ts';
+
+export const releaseRecord: RecordType = {
+  type: 'product_release',
+  module: 'products',
+  table: 'product_releases',
+  collection: '/v1/products/releases',
+  key: 'product_release',
+  readScope: 'products:read',
+  toResource: toRelease,
+};
+
+const releaseStatus = Type.Union(['planned', 'in_progress', 'released', 'canceled'].map((s) => Type.Literal(s)), {
+  description:
+    'planned (default), in_progress, released or canceled. Becoming released sets released_at; leaving ' +
+    'released clears it.',
+});
+const version = Type.String({
+  minLength: 5,
+  maxLength: 100,
+  description: 'Semantic version (semver.org), e.g. 2.4.0 or 3.0.0-rc.1, without a leading v; unique per product.',
+});
+const name = Type.String({ minLength: 1, maxLength: 200 });
+const notes = Type.String({ maxLength: 50_000, description: 'Release notes (Markdown welcome).' });
+const targetDate = Type.String({ format: 'date', description: 'Planned release day (YYYY-MM-DD).' });
+
+function checkedVersion(value: string) {
+  const parsed = parseVersion(value);
+  if (!parsed) {
+    throw validationFailed([{ field: 'version', message: 'must be a semantic version such as 1.4.0 or 2.0.0-beta.1 (no leading v)' }]);
+  }
+  return { version: value, version_sort: versionSortKey(parsed) };
+}
+
+async function writeUnique(version: string, write: () => Promise<unknown>) {
+  try {
+    await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw validationFailed([{ field: 'version', message: `${version} already exists for this product` }]);
+    }
+    throw error;
+  }
+}
+
+function emitFor(ctx: OperationContext, before: ReleaseStatus | undefined, release: ReturnType<typeof toRelease>, created: boolean) {
+  const base = { targetType: 'product_release', targetId: release.id, data: release };
+  if (created) ctx.emit({ name: 'release.created', ...base });
+  if (release.status === 'released' && before !== 'released') ctx.emit({ name: 'release.released', ...base });
+  else if (!created) ctx.emit({ name: 'release.updated', ...base });
+}
+
+export const createRelease = defineOperation({
+  name: 'create_product_release',
+  module: 'products',
+  scopes: ['products:write'],
+  kind: 'create',
+  creates: 'product_release',
+  summary: 'Create a product release',
+  description:
+    'Creates a release of a product with a semantic version (validated, unique per product), optional ' +
+    'name, target_date and notes, status planned unless given. Link roadmap items to it with release_id. ' +
+    'Send an idempotency_key so a retry returns the same release. Writes an audit event and emits ' +
+    'release.created (and release.released when created as released).',
+  input: Strict({
+    product_id: Type.String({ minLength: 1, description: 'Product of the release (prd_...).' }),
+    version,
+    name: Type.Optional(name),
+    status: Type.Optional(releaseStatus),
+    target_date: Type.Optional(targetDate),
+    notes: Type.Optional(notes),
+  }),
+  rest: { method: 'POST', path: '/v1/products/releases' },
+  responseKey: 'product_release',
+  handler: async (ctx, input) => {
+    const checked = checkedVersion(input.version);
+    await ctx.requireRecord('product', input.product_id);
+    const status = (input.status ?? 'planned') as ReleaseStatus;
+    const row: ProductReleasesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('rel'),
+      product_id: input.product_id,
+      ...checked,
+      name: input.name ?? null,
+      status,
+      target_date: input.target_date ?? null,
+      released_at: status === 'released' ? ctx.now : null,
+      notes: input.notes ?? null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await writeUnique(input.version, () => ctx.db.insertInto('product_releases').values(row).execute());
+    const release = toRelease(row);
+    ctx.audit({ targetType: 'product_release', targetId: row.id, changedFields: inputFields(input) });
+    emitFor(ctx, undefined, release, true);
+    return { body: { product_release: release }, createdId: row.id };
+  },
+});
+
+export const listReleasesOperation = defineOperation({
+  name: 'list_product_releases',
+  module: 'products',
+  scopes: ['products:read'],
+  kind: 'read',
+  summary: 'List product releases',
+  description:
+    'Lists releases in semantic-version order, highest version first (2.0.0, 2.0.0-rc.2, 2.0.0-rc.1, ' +
+    '1.10.0, 1.9.0 ...), filtered by product_id and status; `query` matches version, name and notes. Filter ' +
+    'by product_id for one product\'s history. Pass next_cursor back as cursor, with the same filters, for ' +
+    'the next page.',
+  input: Strict({
+    product_id: Type.Optional(Type.String({ minLength: 1 })),
+    status: Type.Optional(releaseStatus),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/products/releases' },
+  responseKey: 'product_releases',
+  handler: async (ctx, input) => {
+    const page = await listReleases(ctx.db, ctx.workspaceId, input as any, pageRequest('list_product_releases', input));
+    return { body: listBody('product_releases', page) };
+  },
+});
+
+const UPDATABLE = ['name', 'status', 'target_date', 'notes'] as const;
+
+export const updateRelease = defineOperation({
+  name: 'update_product_release',
+  module: 'products',
+  scopes: ['products:write'],
+  kind: 'update',
+  summary: 'Update a product release',
+  description:
+    'Changes a release\'s version (re-validated, unique per product), name, status, target_date or notes ' +
+    '(null clears optional fields). Setting status released stamps released_at with the current time; ' +
+    'moving away from released clears it. Retries are safe: send the same end state. Writes an audit event ' +
+    'and emits release.released when it becomes released, otherwise release.updated.',
+  input: Strict({
+    release_id: Type.String({ minLength: 1, description: 'ID of the release (rel_...).' }),
+    version: Type.Optional(version),
+    name: Type.Optional(Nullable(name)),
+    status: Type.Optional(releaseStatus),
+    target_date: Type.Optional(Nullable(targetDate)),
+    notes: Type.Optional(Nullable(notes)),
+  }),
+  rest: { method: 'PATCH', path: '/v1/products/releases/{release_id}' },
+  responseKey: 'product_release',
+  handler: async (ctx, input) => {
+    if (![...UPDATABLE, 'version'].some((field) => (input as Record<string, unknown>)[field] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: `send at least one of version, ${UPDATABLE.join(', ')}` }]);
+    }
+    const checked = input.version === undefined ? undefined : checkedVersion(input.version);
+    const row = await findRelease(ctx.db, ctx.workspaceId, input.release_id);
+    if (!row) throw notFound('product release');
+    const { changes, changed } = diffFields(row, input, UPDATABLE);
+    if (checked && checked.version !== row.version) {
+      Object.assign(changes, checked);
+      changed.push('version');
+    }
+    if (changes.status !== undefined) {
+      changes.released_at = changes.status === 'released' ? ctx.now : null;
+      if (row.released_at !== changes.released_at) changed.push('released_at');
+    }
+    const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
+    if (changed.length) {
+      await writeUnique(next.version, () =>
+        ctx.db
+          .updateTable('product_releases')
+          .set({ ...changes, updated_at: ctx.now })
+          .where('workspace_id', '=', ctx.workspaceId)
+          .where('id', '=', row.id)
+          .execute(),
+      );
+    }
+    const release = toRelease(next);
+    ctx.audit({ targetType: 'product_release', targetId: row.id, changedFields: changed });
+    if (changed.length) emitFor(ctx, row.status, release, false);
+    return { body: { product_release: release } };
+  },
+});

@@ -1,0 +1,207 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
+import { priority } from '../projects/task-schema.ts';
+import { findRoadmapItem, listRoadmapItems, toRoadmapItem } from './product-store.ts';
+import type { ProductRoadmapItemsTable } from './product-tables.ts';
+
+export const roadmapItemRecord: RecordType = {
+  type: 'product_roadmap_item',
+  module: 'products',
+  table: 'product_roadmap_items',
+  collection: '/v1/products/roadmap-items',
+  key: 'product_roadmap_item',
+  readScope: 'products:read',
+  toResource: toRoadmapItem,
+};
+
+const itemStatus = Type.Union(['idea', 'planned', 'in_progress', 'shipped', 'canceled'].map((s) => Type.Literal(s)), {
+  description: 'idea (default), planned, in_progress, shipped or canceled; any status may follow any other.',
+});
+const title = Type.String({ minLength: 1, maxLength: 500 });
+const description = Type.String({ maxLength: 20_000 });
+const links = {
+  release_id: Type.String({ minLength: 1, description: 'A release of the same product (rel_...).' }),
+  project_id: Type.String({ minLength: 1, description: 'Project delivering the item (prj_...).' }),
+  project_task_id: Type.String({
+    minLength: 1,
+    description: 'Project task delivering the item (ptk_...); sets project_id to its project.',
+  }),
+};
+
+interface Links {
+  release_id: string | null;
+  project_id: string | null;
+  project_task_id: string | null;
+}
+
+/**
+ * Checks the links of an item's end state: each sent ID must exist (404), the release must be of the same
+ * product, and with a task linked, project_id is the task's project (another one is validation_failed).
+ */
+async function checkLinks(
+  ctx: OperationContext,
+  productId: string,
+  next: Links,
+  sent: Partial<Links>,
+  linkedTaskProject: string | null = null,
+): Promise<Links> {
+  if (sent.release_id) {
+    const release = await ctx.requireRecord('product_release', sent.release_id);
+    if (release.product_id !== productId) {
+      throw validationFailed([{ field: 'release_id', message: 'is a release of another product' }]);
+    }
+  }
+  if (sent.project_id) await ctx.requireRecord('project', sent.project_id);
+  const links = { ...next };
+  if (links.project_task_id) {
+    const taskProject = sent.project_task_id
+      ? ((await ctx.requireRecord('project_task', sent.project_task_id)).project_id as string)
+      : linkedTaskProject;
+    if (typeof sent.project_id === 'string' && sent.project_id !== taskProject) {
+      throw validationFailed([{ field: 'project_task_id', message: 'is a task of another project than project_id' }]);
+    }
+    links.project_id = taskProject;
+  }
+  return links;
+}
+
+export const createRoadmapItem = defineOperation({
+  name: 'create_product_roadmap_item',
+  module: 'products',
+  scopes: ['products:write'],
+  kind: 'create',
+  creates: 'product_roadmap_item',
+  summary: 'Create a roadmap item',
+  description:
+    'Adds an item (a feature, an initiative) to a product\'s roadmap, status idea unless given, with an ' +
+    'optional release_id of the same product and an optional link to the project and/or project task ' +
+    'that delivers it. Send an idempotency_key so a retry returns the same item. Writes an audit event and ' +
+    'emits roadmap_item.created.',
+  input: Strict({
+    product_id: Type.String({ minLength: 1, description: 'Product of the item (prd_...).' }),
+    title,
+    description: Type.Optional(description),
+    status: Type.Optional(itemStatus),
+    priority: Type.Optional(priority),
+    release_id: Type.Optional(links.release_id),
+    project_id: Type.Optional(links.project_id),
+    project_task_id: Type.Optional(links.project_task_id),
+  }),
+  rest: { method: 'POST', path: '/v1/products/roadmap-items' },
+  responseKey: 'product_roadmap_item',
+  handler: async (ctx, input) => {
+    await ctx.requireRecord('product', input.product_id);
+    const sent = { release_id: input.release_id, project_id: input.project_id, project_task_id: input.project_task_id };
+    const checked = await checkLinks(
+      ctx,
+      input.product_id,
+      { release_id: sent.release_id ?? null, project_id: sent.project_id ?? null, project_task_id: sent.project_task_id ?? null },
+      sent,
+    );
+    const row: ProductRoadmapItemsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('rmi'),
+      product_id: input.product_id,
+      title: input.title,
+      description: input.description ?? null,
+      status: (input.status ?? 'idea') as ProductRoadmapItemsTable['status'],
+      priority: (input.priority ?? 'none') as ProductRoadmapItemsTable['priority'],
+      ...checked,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('product_roadmap_items').values(row).execute();
+    const item = toRoadmapItem(row);
+    ctx.audit({ targetType: 'product_roadmap_item', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'roadmap_item.created', targetType: 'product_roadmap_item', targetId: row.id, data: item });
+    return { body: { product_roadmap_item: item }, createdId: row.id };
+  },
+});
+
+export const listRoadmapItemsOperation = defineOperation({
+  name: 'list_product_roadmap_items',
+  module: 'products',
+  scopes: ['products:read'],
+  kind: 'read',
+  summary: 'List roadmap items',
+  description:
+    'Lists roadmap items, newest first, filtered by product_id, status, release_id and project_id; `query` ' +
+    'matches title and description. Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    product_id: Type.Optional(Type.String({ minLength: 1 })),
+    status: Type.Optional(itemStatus),
+    release_id: Type.Optional(Type.String({ minLength: 1 })),
+    project_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/products/roadmap-items' },
+  responseKey: 'product_roadmap_items',
+  handler: async (ctx, input) => {
+    const page = await listRoadmapItems(ctx.db, ctx.workspaceId, input as any, pageRequest('list_product_roadmap_items', input));
+    return { body: listBody('product_roadmap_items', page) };
+  },
+});
+
+const UPDATABLE = ['title', 'description', 'status', 'priority', 'release_id', 'project_id', 'project_task_id'] as const;
+
+export const updateRoadmapItem = defineOperation({
+  name: 'update_product_roadmap_item',
+  module: 'products',
+  scopes: ['products:write'],
+  kind: 'update',
+  summary: 'Update a roadmap item',
+  description:
+    'Changes a roadmap item\'s title, description, status, priority, release_id (same product), project_id ' +
+    'or project_task_id (null clears optional fields and links). The item stays in its product. Retries are ' +
+    'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
+    'roadmap_item.status_changed when the status changes, otherwise roadmap_item.updated.',
+  input: Strict({
+    roadmap_item_id: Type.String({ minLength: 1, description: 'ID of the roadmap item (rmi_...).' }),
+    title: Type.Optional(title),
+    description: Type.Optional(Nullable(description)),
+    status: Type.Optional(itemStatus),
+    priority: Type.Optional(priority),
+    release_id: Type.Optional(Nullable(links.release_id)),
+    project_id: Type.Optional(Nullable(links.project_id)),
+    project_task_id: Type.Optional(Nullable(links.project_task_id)),
+  }),
+  rest: { method: 'PATCH', path: '/v1/products/roadmap-items/{roadmap_item_id}' },
+  responseKey: 'product_roadmap_item',
+  handler: async (ctx, input) => {
+    if (!UPDATABLE.some((field) => input[field] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
+    }
+    const row = await findRoadmapItem(ctx.db, ctx.workspaceId, input.roadmap_item_id);
+    if (!row) throw notFound('product roadmap item');
+    const merged = { ...row };
+    for (const field of ['release_id', 'project_id', 'project_task_id'] as const) {
+      if (input[field] !== undefined) merged[field] = input[field];
+    }
+    const checked = await checkLinks(ctx, row.product_id, merged, input, row.project_id);
+    const { changes, changed } = diffFields(row, { ...input, ...checked }, UPDATABLE);
+    const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
+    if (changed.length) {
+      await ctx.db
+        .updateTable('product_roadmap_items')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const item = toRoadmapItem(next);
+    ctx.audit({ targetType: 'product_roadmap_item', targetId: row.id, changedFields: changed });
+    if (changed.length) {
+      const event = changed.includes('status') ? 'roadmap_item.status_changed' : 'roadmap_item.updated';
+      ctx.emit({ name: event, targetType: 'product_roadmap_item', targetId: row.id, data: item });
+    }
+    return { body: { product_roadmap_item: item } };
+  },
+});

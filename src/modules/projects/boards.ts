@@ -1,0 +1,128 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from './changes.ts';
+import { findBoard, listBoards, toBoard } from './project-store.ts';
+import type { ProjectBoardsTable } from './project-tables.ts';
+
+export const boardRecord: RecordType = {
+  type: 'project_board',
+  module: 'projects',
+  table: 'project_boards',
+  collection: '/v1/projects/boards',
+  key: 'project_board',
+  readScope: 'projects:read',
+  toResource: toBoard,
+};
+
+const name = Type.String({ minLength: 1, maxLength: 200 });
+const description = Type.String({ maxLength: 20_000 });
+
+export const createBoard = defineOperation({
+  name: 'create_project_board',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'create',
+  creates: 'project_board',
+  summary: 'Create a project board',
+  description:
+    'Creates a board (a kanban view) in a project. A new board has no columns: add them in order with ' +
+    'create_project_board_column, then place tasks on it with create_project_task or update_project_task. ' +
+    'Send an idempotency_key so a retry returns the same board. Writes an audit event and emits ' +
+    'project_board.created.',
+  input: Strict({
+    project_id: Type.String({ minLength: 1, description: 'Project the board belongs to (prj_...).' }),
+    name,
+    description: Type.Optional(description),
+  }),
+  rest: { method: 'POST', path: '/v1/projects/boards' },
+  responseKey: 'project_board',
+  handler: async (ctx, input) => {
+    await ctx.requireRecord('project', input.project_id);
+    const row: ProjectBoardsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('pbd'),
+      project_id: input.project_id,
+      name: input.name,
+      description: input.description ?? null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('project_boards').values(row).execute();
+    const board = toBoard(row);
+    ctx.audit({ targetType: 'project_board', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'project_board.created', targetType: 'project_board', targetId: row.id, data: board });
+    return { body: { project_board: board }, createdId: row.id };
+  },
+});
+
+export const listBoardsOperation = defineOperation({
+  name: 'list_project_boards',
+  module: 'projects',
+  scopes: ['projects:read'],
+  kind: 'read',
+  summary: 'List project boards',
+  description:
+    'Lists boards, newest first, optionally of one project; `query` matches name and description. List a ' +
+    'board\'s columns with list_project_board_columns and its tasks with list_project_tasks (board_id). Pass ' +
+    'next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    project_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/projects/boards' },
+  responseKey: 'project_boards',
+  handler: async (ctx, input) => {
+    const page = await listBoards(ctx.db, ctx.workspaceId, input, pageRequest('list_project_boards', input));
+    return { body: listBody('project_boards', page) };
+  },
+});
+
+const UPDATABLE = ['name', 'description'] as const;
+
+export const updateBoard = defineOperation({
+  name: 'update_project_board',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'update',
+  summary: 'Update a project board',
+  description:
+    'Renames a board or changes its description (null clears it). A board stays in its project. Retries are ' +
+    'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
+    'project_board.updated when something changed.',
+  input: Strict({
+    board_id: Type.String({ minLength: 1, description: 'ID of the board (pbd_...).' }),
+    name: Type.Optional(name),
+    description: Type.Optional(Nullable(description)),
+  }),
+  rest: { method: 'PATCH', path: '/v1/projects/boards/{board_id}' },
+  responseKey: 'project_board',
+  handler: async (ctx, input) => {
+    if (input.name === undefined && input.description === undefined) {
+      throw validationFailed([{ field: '(body)', message: 'send name and/or description' }]);
+    }
+    const row = await findBoard(ctx.db, ctx.workspaceId, input.board_id);
+    if (!row) throw notFound('project board');
+    const { changes, changed } = diffFields(row, input, UPDATABLE);
+    const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
+    if (changed.length) {
+      await ctx.db
+        .updateTable('project_boards')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const board = toBoard(next);
+    ctx.audit({ targetType: 'project_board', targetId: row.id, changedFields: changed });
+    if (changed.length) {
+      ctx.emit({ name: 'project_board.updated', targetType: 'project_board', targetId: row.id, data: board });
+    }
+    return { body: { project_board: board } };
+  },
+});

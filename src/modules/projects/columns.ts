@@ -1,0 +1,159 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from './changes.ts';
+import { moveColumn, openColumnSlot } from './placement.ts';
+import { findBoard, findColumn, listColumns, toColumn } from './project-store.ts';
+import type { ProjectBoardColumnsTable } from './project-tables.ts';
+import { taskStatus } from './task-schema.ts';
+
+export const columnRecord: RecordType = {
+  type: 'project_board_column',
+  module: 'projects',
+  table: 'project_board_columns',
+  collection: '/v1/projects/board-columns',
+  key: 'project_board_column',
+  readScope: 'projects:read',
+  toResource: toColumn,
+};
+
+const name = Type.String({ minLength: 1, maxLength: 100 });
+const position = Type.Integer({
+  minimum: 0,
+  description: '0-based place among the board\'s columns; larger values put it last. Default: last.',
+});
+const wipLimit = Type.Integer({
+  minimum: 1,
+  maximum: 10_000,
+  description: 'Work-in-progress limit: reported as over_wip_limit when exceeded, never enforced.',
+});
+const columnTaskStatus = Type.Union(taskStatus.anyOf, {
+  description: 'Status a task takes when it moves into this column (e.g. done for a Done column).',
+});
+
+export const createColumn = defineOperation({
+  name: 'create_project_board_column',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'create',
+  creates: 'project_board_column',
+  summary: 'Create a board column',
+  description:
+    'Adds a column to a board at position (default last; later columns shift right), with an optional ' +
+    'wip_limit (reported as over_wip_limit, not enforced) and task_status (the status tasks take when moved ' +
+    'in). Send an idempotency_key so a retry returns the same column. Writes an audit event and emits ' +
+    'project_board_column.created.',
+  input: Strict({
+    board_id: Type.String({ minLength: 1, description: 'Board of the column (pbd_...).' }),
+    name,
+    position: Type.Optional(position),
+    wip_limit: Type.Optional(wipLimit),
+    task_status: Type.Optional(columnTaskStatus),
+  }),
+  rest: { method: 'POST', path: '/v1/projects/board-columns' },
+  responseKey: 'project_board_column',
+  handler: async (ctx, input) => {
+    const board = await findBoard(ctx.db, ctx.workspaceId, input.board_id);
+    if (!board) throw notFound('project board');
+    const slot = await openColumnSlot(ctx, board.id, input.position);
+    const row: ProjectBoardColumnsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('pbc'),
+      project_id: board.project_id,
+      board_id: board.id,
+      name: input.name,
+      position: slot,
+      wip_limit: input.wip_limit ?? null,
+      task_status: (input.task_status ?? null) as ProjectBoardColumnsTable['task_status'],
+      task_count: 0,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('project_board_columns').values(row).execute();
+    const column = toColumn(row);
+    ctx.audit({ targetType: 'project_board_column', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'project_board_column.created', targetType: 'project_board_column', targetId: row.id, data: column });
+    return { body: { project_board_column: column }, createdId: row.id };
+  },
+});
+
+export const listColumnsOperation = defineOperation({
+  name: 'list_project_board_columns',
+  module: 'projects',
+  scopes: ['projects:read'],
+  kind: 'read',
+  summary: 'List board columns',
+  description:
+    'Lists board columns in board order (by board, oldest board first, then position 0 first), optionally ' +
+    'of one board or project. Each column reports task_count, wip_limit and over_wip_limit. Pass ' +
+    'next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    board_id: Type.Optional(Type.String({ minLength: 1 })),
+    project_id: Type.Optional(Type.String({ minLength: 1 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/projects/board-columns' },
+  responseKey: 'project_board_columns',
+  handler: async (ctx, input) => {
+    const page = await listColumns(ctx.db, ctx.workspaceId, input, pageRequest('list_project_board_columns', input));
+    return { body: listBody('project_board_columns', page) };
+  },
+});
+
+const UPDATABLE = ['name', 'wip_limit', 'task_status'] as const;
+
+export const updateColumn = defineOperation({
+  name: 'update_project_board_column',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'update',
+  summary: 'Update a board column',
+  description:
+    'Renames a column, changes its wip_limit or task_status (null clears them), or moves it to another ' +
+    'position in its board (the other columns shift; positions stay 0..n-1). Retries are safe: send the ' +
+    'same end state. Writes an audit event naming the changed fields and emits ' +
+    'project_board_column.updated when something changed.',
+  input: Strict({
+    column_id: Type.String({ minLength: 1, description: 'ID of the column (pbc_...).' }),
+    name: Type.Optional(name),
+    position: Type.Optional(position),
+    wip_limit: Type.Optional(Nullable(wipLimit)),
+    task_status: Type.Optional(Nullable(columnTaskStatus)),
+  }),
+  rest: { method: 'PATCH', path: '/v1/projects/board-columns/{column_id}' },
+  responseKey: 'project_board_column',
+  handler: async (ctx, input) => {
+    if (![...UPDATABLE, 'position'].some((field) => (input as Record<string, unknown>)[field] !== undefined)) {
+      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}, position` }]);
+    }
+    const found = await findColumn(ctx.db, ctx.workspaceId, input.column_id);
+    if (!found) throw notFound('project board column');
+    const { changes, changed } = diffFields(found, input, UPDATABLE);
+    if (input.position !== undefined) {
+      const { current, target } = await moveColumn(ctx, found.id, found.board_id, input.position);
+      if (target !== current) {
+        changes.position = target;
+        changed.push('position');
+      }
+    }
+    if (changed.length) {
+      await ctx.db
+        .updateTable('project_board_columns')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', found.id)
+        .execute();
+    }
+    // Read back: task_count may have changed since the first read.
+    const column = toColumn((await findColumn(ctx.db, ctx.workspaceId, found.id))!);
+    ctx.audit({ targetType: 'project_board_column', targetId: found.id, changedFields: changed });
+    if (changed.length) {
+      ctx.emit({ name: 'project_board_column.updated', targetType: 'project_board_column', targetId: found.id, data: column });
+    }
+    return { body: { project_board_column: column } };
+  },
+});

@@ -1,0 +1,167 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { inputFields } from './changes.ts';
+import { lockColumns, openTaskSlot } from './placement.ts';
+import { findBoard, findColumn } from './project-store.ts';
+import type { ProjectBoardColumnsTable, ProjectTasksTable, ProjectTaskStatus } from './project-tables.ts';
+import { priority, taskFields, taskStatus } from './task-schema.ts';
+import { listProjectTasks, nextTaskNumber, type TaskFilters, toProjectTask } from './task-store.ts';
+
+export const projectTaskRecord: RecordType = {
+  type: 'project_task',
+  module: 'projects',
+  table: 'project_tasks',
+  collection: '/v1/projects/tasks',
+  key: 'project_task',
+  readScope: 'projects:read',
+  toResource: toProjectTask,
+};
+
+/**
+ * The column a task goes to from board_id and/or column_id, checked against the task's project: a column of
+ * another board, or a board or column of another project, is validation_failed; unknown IDs are 404.
+ */
+export async function resolveColumn(
+  ctx: OperationContext,
+  projectId: string,
+  input: { board_id?: string; column_id?: string },
+): Promise<ProjectBoardColumnsTable> {
+  if (input.column_id) {
+    const column = await findColumn(ctx.db, ctx.workspaceId, input.column_id);
+    if (!column) throw notFound('project board column');
+    if (input.board_id) {
+      if (!(await findBoard(ctx.db, ctx.workspaceId, input.board_id))) throw notFound('project board');
+      if (column.board_id !== input.board_id) {
+        throw validationFailed([{ field: 'column_id', message: `is a column of another board (${column.board_id})` }]);
+      }
+    }
+    if (column.project_id !== projectId) {
+      throw validationFailed([{ field: 'column_id', message: 'is a column of another project\'s board' }]);
+    }
+    return column;
+  }
+  const board = await findBoard(ctx.db, ctx.workspaceId, input.board_id!);
+  if (!board) throw notFound('project board');
+  if (board.project_id !== projectId) {
+    throw validationFailed([{ field: 'board_id', message: 'is a board of another project' }]);
+  }
+  const first = await ctx.db
+    .selectFrom('project_board_columns')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('board_id', '=', board.id)
+    .orderBy('position')
+    .executeTakeFirst();
+  if (!first) throw validationFailed([{ field: 'board_id', message: 'has no columns; add one first' }]);
+  return first;
+}
+
+export const createProjectTask = defineOperation({
+  name: 'create_project_task',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'create',
+  creates: 'project_task',
+  summary: 'Create a project task',
+  description:
+    'Creates a task in a project and gives it the project\'s next human key (WEB-1, WEB-2 ...; never reused ' +
+    'or skipped). Optionally places it on one of the project\'s boards: column_id (and/or board_id, which ' +
+    'alone means the board\'s first column) and position (default last); the status defaults to the ' +
+    'column\'s task_status, else todo. Not for CRM follow-ups (use create_task). Send an idempotency_key so ' +
+    'a retry returns the same task. Writes an audit event and emits project_task.created.',
+  input: Strict({
+    project_id: Type.String({ minLength: 1, description: 'Project of the task (prj_...).' }),
+    title: taskFields.title,
+    description: Type.Optional(taskFields.description),
+    status: Type.Optional(taskStatus),
+    priority: Type.Optional(priority),
+    estimate: Type.Optional(taskFields.estimate),
+    labels: Type.Optional(taskFields.labels),
+    assignee_id: Type.Optional(taskFields.assignee_id),
+    due_at: Type.Optional(taskFields.due_at),
+    board_id: Type.Optional(taskFields.board_id),
+    column_id: Type.Optional(taskFields.column_id),
+    position: Type.Optional(taskFields.position),
+  }),
+  rest: { method: 'POST', path: '/v1/projects/tasks' },
+  responseKey: 'project_task',
+  handler: async (ctx, input) => {
+    const project = await ctx.requireRecord('project', input.project_id);
+    if (project.status === 'archived') {
+      throw validationFailed([{ field: 'project_id', message: 'is archived; change its status to add tasks' }]);
+    }
+    if (input.position !== undefined && !input.board_id && !input.column_id) {
+      throw validationFailed([{ field: 'position', message: 'needs board_id or column_id' }]);
+    }
+    const target = input.board_id || input.column_id ? await resolveColumn(ctx, input.project_id, input) : undefined;
+    // Number first (locks the project row), then the column: every writer takes locks in this order.
+    const { number, projectKey } = await nextTaskNumber(ctx.db, ctx.workspaceId, input.project_id);
+    const column = target && (await lockColumns(ctx, [target.id])).get(target.id)!;
+    const position = column ? await openTaskSlot(ctx, column, input.position) : null;
+    const status = (input.status ?? column?.task_status ?? 'todo') as ProjectTaskStatus;
+    const row: ProjectTasksTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('ptk'),
+      project_id: input.project_id,
+      number,
+      key: `${projectKey}-${number}`,
+      board_id: column?.board_id ?? null,
+      column_id: column?.id ?? null,
+      position,
+      title: input.title,
+      description: input.description ?? null,
+      status,
+      priority: (input.priority ?? 'none') as ProjectTasksTable['priority'],
+      estimate: input.estimate ?? null,
+      labels: JSON.stringify(input.labels ?? []),
+      assignee_id: input.assignee_id ?? null,
+      due_at: input.due_at ?? null,
+      completed_at: status === 'done' ? ctx.now : null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('project_tasks').values(row).execute();
+    const task = toProjectTask(row);
+    ctx.audit({ targetType: 'project_task', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'project_task.created', targetType: 'project_task', targetId: row.id, data: task });
+    return { body: { project_task: task }, createdId: row.id };
+  },
+});
+
+export const listProjectTasksOperation = defineOperation({
+  name: 'list_project_tasks',
+  module: 'projects',
+  scopes: ['projects:read'],
+  kind: 'read',
+  summary: 'List project tasks',
+  description:
+    'Lists project tasks, newest first, filtered by project_id, board_id, column_id, assignee_id, status, ' +
+    'priority, label or key (exact, e.g. WEB-12); `query` matches title, description and key. With ' +
+    'column_id the tasks come in board order (position 0 first). Pass next_cursor back as cursor, with the ' +
+    'same filters, for the next page.',
+  input: Strict({
+    project_id: Type.Optional(Type.String({ minLength: 1 })),
+    board_id: Type.Optional(Type.String({ minLength: 1 })),
+    column_id: Type.Optional(Type.String({ minLength: 1 })),
+    assignee_id: Type.Optional(Type.String({ minLength: 1 })),
+    status: Type.Optional(taskStatus),
+    priority: Type.Optional(priority),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Tasks carrying this label.' })),
+    key: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}-[0-9]+$', description: 'A human key, e.g. WEB-12.' })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/projects/tasks' },
+  responseKey: 'project_tasks',
+  handler: async (ctx, input) => {
+    const filters = input as TaskFilters;
+    const page = await listProjectTasks(ctx.db, ctx.workspaceId, filters, pageRequest('list_project_tasks', input));
+    return { body: listBody('project_tasks', page) };
+  },
+});

@@ -1,0 +1,175 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { isUniqueViolation } from '../../core/db-errors.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { diffFields, inputFields, Nullable } from './changes.ts';
+import { findProject, listProjects, toProject } from './project-store.ts';
+import type { ProjectsTable } from './project-tables.ts';
+
+export const projectRecord: RecordType = {
+  type: 'project',
+  module: 'projects',
+  table: 'projects',
+  collection: '/v1/projects',
+  key: 'project',
+  readScope: 'projects:read',
+  toResource: toProject,
+};
+
+export const projectStatus = Type.Union(
+  ['planned', 'active', 'on_hold', 'completed', 'archived'].map((s) => Type.Literal(s)),
+  { description: 'planned, active (default), on_hold, completed or archived; any status may follow any other.' },
+);
+const date = (description: string) => Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).` });
+const name = Type.String({ minLength: 1, maxLength: 200 });
+const description = Type.String({ maxLength: 20_000 });
+const ownerId = Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID responsible for it.' });
+
+function checkDates(startDate: string | null, targetDate: string | null) {
+  if (startDate && targetDate && targetDate < startDate) {
+    throw validationFailed([{ field: 'target_date', message: 'must not be before start_date' }]);
+  }
+}
+
+async function withUniqueKey<T>(key: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw validationFailed([{ field: 'key', message: `is already used by another project (${key})` }]);
+    }
+    throw error;
+  }
+}
+
+export const createProject = defineOperation({
+  name: 'create_project',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'create',
+  creates: 'project',
+  summary: 'Create a project',
+  description:
+    'Creates a project: a body of work with a short upper-case key (unique in the workspace, e.g. WEB) that ' +
+    'prefixes the human keys of its tasks (WEB-1, WEB-2 ...). The key cannot change later. Add boards with ' +
+    'create_project_board and tasks with create_project_task. Send an idempotency_key so a retry returns the ' +
+    'same project. Writes an audit event and emits project.created.',
+  input: Strict({
+    name,
+    key: Type.String({
+      pattern: '^[A-Z][A-Z0-9]{1,9}$',
+      description: '2 to 10 upper-case letters or digits, starting with a letter; unique in the workspace.',
+    }),
+    description: Type.Optional(description),
+    status: Type.Optional(projectStatus),
+    owner_id: Type.Optional(ownerId),
+    start_date: Type.Optional(date('First day of the project')),
+    target_date: Type.Optional(date('Planned end; not before start_date')),
+  }),
+  rest: { method: 'POST', path: '/v1/projects' },
+  responseKey: 'project',
+  handler: async (ctx, input) => {
+    checkDates(input.start_date ?? null, input.target_date ?? null);
+    const row: ProjectsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('prj'),
+      key: input.key,
+      name: input.name,
+      description: input.description ?? null,
+      status: (input.status ?? 'active') as ProjectsTable['status'],
+      owner_id: input.owner_id ?? null,
+      start_date: input.start_date ?? null,
+      target_date: input.target_date ?? null,
+      next_task_number: 0,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await withUniqueKey(input.key, () => ctx.db.insertInto('projects').values(row).execute());
+    const project = toProject(row);
+    ctx.audit({ targetType: 'project', targetId: row.id, changedFields: inputFields(input) });
+    ctx.emit({ name: 'project.created', targetType: 'project', targetId: row.id, data: project });
+    return { body: { project }, createdId: row.id };
+  },
+});
+
+export const listProjectsOperation = defineOperation({
+  name: 'list_projects',
+  module: 'projects',
+  scopes: ['projects:read'],
+  kind: 'read',
+  summary: 'List projects',
+  description:
+    'Lists projects, newest first, filtered by status and owner_id; `query` matches name, key and ' +
+    'description case-insensitively. Archived projects are included unless you filter by status. Pass ' +
+    'next_cursor back as cursor, with the same filters, for the next page.',
+  input: Strict({
+    status: Type.Optional(projectStatus),
+    owner_id: Type.Optional(Type.String({ minLength: 1 })),
+    query: Type.Optional(Type.String({ maxLength: 500 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/projects' },
+  responseKey: 'projects',
+  handler: async (ctx, input) => {
+    const page = await listProjects(ctx.db, ctx.workspaceId, input as any, pageRequest('list_projects', input));
+    return { body: listBody('projects', page) };
+  },
+});
+
+const UPDATABLE = ['name', 'description', 'status', 'owner_id', 'start_date', 'target_date'] as const;
+
+export const updateProject = defineOperation({
+  name: 'update_project',
+  module: 'projects',
+  scopes: ['projects:write'],
+  kind: 'update',
+  summary: 'Update a project',
+  description:
+    'Changes a project\'s name, description, status, owner_id, start_date or target_date (send null to clear ' +
+    'an optional field). The key cannot change. target_date may not fall before start_date. Retries are ' +
+    'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
+    'project.status_changed when the status changes, otherwise project.updated.',
+  input: Strict({
+    project_id: Type.String({ minLength: 1, description: 'ID of the project (prj_...).' }),
+    name: Type.Optional(name),
+    description: Type.Optional(Nullable(description)),
+    status: Type.Optional(projectStatus),
+    owner_id: Type.Optional(Nullable(ownerId)),
+    start_date: Type.Optional(Nullable(date('First day of the project'))),
+    target_date: Type.Optional(Nullable(date('Planned end; not before start_date'))),
+  }),
+  rest: { method: 'PATCH', path: '/v1/projects/{project_id}' },
+  responseKey: 'project',
+  handler: async (ctx, input) => ({ body: { project: await changeProject(ctx, input) } }),
+});
+
+async function changeProject(ctx: OperationContext, input: Record<string, unknown> & { project_id: string }) {
+  if (!UPDATABLE.some((field) => input[field] !== undefined)) {
+    throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
+  }
+  const row = await findProject(ctx.db, ctx.workspaceId, input.project_id);
+  if (!row) throw notFound('project');
+  const { changes, changed } = diffFields(row, input, UPDATABLE);
+  const next = { ...row, ...changes, updated_at: ctx.now };
+  checkDates(next.start_date, next.target_date);
+  if (changed.length) {
+    await ctx.db
+      .updateTable('projects')
+      .set({ ...changes, updated_at: ctx.now })
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('id', '=', row.id)
+      .execute();
+  }
+  const project = toProject(changed.length ? next : row);
+  ctx.audit({ targetType: 'project', targetId: row.id, changedFields: changed });
+  if (changed.length) {
+    const event = changed.includes('status') ? 'project.status_changed' : 'project.updated';
+    ctx.emit({ name: event, targetType: 'project', targetId: row.id, data: project });
+  }
+  return project;
+}
