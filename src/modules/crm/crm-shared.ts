@@ -1,17 +1,17 @@
 // Schemas and helpers shared by the CRM and ledger resources.
-import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
+import { type TUnsafe, Type } from '@sinclair/typebox';
 import { validationFailed } from '../../core/errors.ts';
 import { FreeFields } from '../../core/schema.ts';
 
 export type FieldValue = string | number | boolean | null;
 export type Fields = Record<string, FieldValue>;
 
-/** An enum of string literals whose static type stays the literal union. */
-export function oneOf<T extends string>(values: readonly T[], options: { description?: string } = {}): TUnion<TLiteral<T>[]> {
-  return Type.Union(
-    values.map((value) => Type.Literal(value)),
-    options,
-  );
+/**
+ * An enum of strings as a JSON Schema `enum` (validation names the allowed values), statically typed as the
+ * union of its values.
+ */
+export function oneOf<T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 
 export const currencyInput = (description = 'ISO 4217 code in upper case, e.g. USD (default USD).') =>
