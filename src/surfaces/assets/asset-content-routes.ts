@@ -78,15 +78,16 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
     }).catch((err) => request.log.error({ err, request_id: request.id }, 'could not record a signed URL call'));
   }
 
-  function handle(action: UrlAction, serve: (row: AssetsTable, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
+  type Serve = (row: AssetsTable, request: FastifyRequest, reply: FastifyReply, record: () => Promise<void>) => Promise<unknown>;
+
+  function handle(action: UrlAction, serve: Serve) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const started = performance.now();
       const found: { row?: AssetsTable } = {};
       try {
         const row = await signedAsset(request, action, found);
-        const result = await serve(row, request, reply);
-        await recordCall(request, row, reply.statusCode, undefined, started);
-        return result;
+        // Recorded before the answer is sent, so a client that got it finds the usage event.
+        return await serve(row, request, reply, () => recordCall(request, row, 200, undefined, started));
       } catch (thrown) {
         const error = thrown instanceof ObjectTooLarge ? tooLarge() : asServiceError(thrown);
         if (error.code === 'internal_error') request.log.error({ err: thrown, request_id: request.id }, 'signed asset call failed');
@@ -105,11 +106,12 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
 
     scope.put(
       PATH,
-      handle('upload', async (row, request, reply) => {
+      handle('upload', async (row, request, reply, record) => {
         const declared = Number(request.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
         const body = (request.body as Readable | undefined) ?? request.raw;
         const stored = await storage.write(row.storage_key, body, maxBytes);
+        await record();
         return reply.code(200).send({
           upload: { asset_id: row.id, size_bytes: stored.sizeBytes, sha256: stored.sha256 },
           request_id: request.id,
@@ -119,9 +121,10 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
 
     scope.get(
       PATH,
-      handle('download', async (row, _request, reply) => {
+      handle('download', async (row, _request, reply, record) => {
         const stored = await storage.read(row.storage_key);
         if (!stored) throw notFound('asset content');
+        await record();
         return reply
           .code(200)
           .header('content-type', row.mime_type)
