@@ -15,7 +15,10 @@ beforeAll(async () => {
     ['4000', 'Sales', 'revenue'],
     ['6000', 'Rent', 'expense'],
   ]) {
-    const res = await h.request('POST', '/v1/accounting/accounts', { token: ws.apiKey, body: { code, name, type } });
+    const res = await h.request('POST', '/v1/accounting/accounts', {
+      token: ws.apiKey,
+      body: { code, name, type },
+    });
     accounts[name!] = res.body.account.id;
   }
 });
@@ -26,7 +29,13 @@ const patch = (url: string, body: unknown) => h.request('PATCH', url, { token: w
 const get = (url: string) => h.request('GET', url, { token: ws.apiKey });
 const entryCount = async () =>
   Number(
-    (await h.db.selectFrom('journal_entries').select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', ws.id).executeTakeFirstOrThrow()).n,
+    (
+      await h.db
+        .selectFrom('journal_entries')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspace_id', '=', ws.id)
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 const sale = (amount = 5000) => [
   { account_id: accounts.Cash, debit_cents: amount },
@@ -35,18 +44,34 @@ const sale = (amount = 5000) => [
 
 describe('accounting accounts', () => {
   it('have a unique code and one of five types, and list by type and query', async () => {
-    const created = await post('/v1/accounting/accounts', { code: '2000', name: 'Payables', type: 'liability', description: 'Owed to suppliers' });
+    const created = await post('/v1/accounting/accounts', {
+      code: '2000',
+      name: 'Payables',
+      type: 'liability',
+      description: 'Owed to suppliers',
+    });
     expect(created.status).toBe(201);
     expect(created.body.account).toMatchObject({ code: '2000', name: 'Payables', type: 'liability' });
     expect(created.body.account.id).toMatch(/^acct_/);
-    const stored = await h.db.selectFrom('accounting_accounts').selectAll().where('id', '=', created.body.account.id).executeTakeFirstOrThrow();
+    const stored = await h.db
+      .selectFrom('accounting_accounts')
+      .selectAll()
+      .where('id', '=', created.body.account.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ workspace_id: ws.id, code: '2000', type: 'liability' });
 
-    const duplicate = await post('/v1/accounting/accounts', { code: '2000', name: 'Again', type: 'liability' });
+    const duplicate = await post('/v1/accounting/accounts', {
+      code: '2000',
+      name: 'Again',
+      type: 'liability',
+    });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.error.field_errors[0].field).toBe('code');
     const badType = await post('/v1/accounting/accounts', { code: '9', name: 'x', type: 'income' });
-    expect(badType.body.error.field_errors[0]).toMatchObject({ field: 'type', message: expect.stringContaining('asset') });
+    expect(badType.body.error.field_errors[0]).toMatchObject({
+      field: 'type',
+      message: expect.stringContaining('asset'),
+    });
     const missing = await post('/v1/accounting/accounts', { name: 'x' });
     expect(missing.body.error.field_errors.map((e: any) => e.field).sort()).toEqual(['code', 'type']);
 
@@ -60,7 +85,11 @@ describe('accounting accounts', () => {
 
 describe('journal entries', () => {
   it('stores a balanced entry as draft with its lines', async () => {
-    const res = await post('/v1/accounting/journal-entries', { entry_number: 'JE-1', memo: 'Cash sale', lines: sale() });
+    const res = await post('/v1/accounting/journal-entries', {
+      entry_number: 'JE-1',
+      memo: 'Cash sale',
+      lines: sale(),
+    });
     expect(res.status).toBe(201);
     expect(res.body.journal_entry).toMatchObject({
       status: 'draft',
@@ -72,9 +101,15 @@ describe('journal entries', () => {
         { account_id: accounts.Sales, debit_cents: 0, credit_cents: 5000 },
       ],
     });
-    const row = await h.db.selectFrom('journal_entries').selectAll().where('id', '=', res.body.journal_entry.id).executeTakeFirstOrThrow();
+    const row = await h.db
+      .selectFrom('journal_entries')
+      .selectAll()
+      .where('id', '=', res.body.journal_entry.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ workspace_id: ws.id, status: 'draft', total_cents: 5000 });
-    expect((await get(`/v1/accounting/journal-entries/${row.id}`)).body.journal_entry).toEqual(res.body.journal_entry);
+    expect((await get(`/v1/accounting/journal-entries/${row.id}`)).body.journal_entry).toEqual(
+      res.body.journal_entry,
+    );
   });
 
   it('stores nothing for an unbalanced entry, and names both totals', async () => {
@@ -88,7 +123,9 @@ describe('journal entries', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_failed');
-    expect(res.body.error.field_errors).toEqual([{ field: 'lines', message: expect.stringMatching(/5000.*4500/) }]);
+    expect(res.body.error.field_errors).toEqual([
+      { field: 'lines', message: expect.stringMatching(/5000.*4500/) },
+    ]);
     expect(await entryCount()).toBe(before);
     const mcp = await h.callTool(ws.mcpToken, 'create_journal_entry', {
       lines: [
@@ -102,7 +139,9 @@ describe('journal entries', () => {
 
   it('needs two lines, one side per line, existing accounts and a unique entry number', async () => {
     const before = await entryCount();
-    const single = await post('/v1/accounting/journal-entries', { lines: [{ account_id: accounts.Cash, debit_cents: 1 }] });
+    const single = await post('/v1/accounting/journal-entries', {
+      lines: [{ account_id: accounts.Cash, debit_cents: 1 }],
+    });
     expect(single.body.error.field_errors[0].field).toBe('lines');
     const bothSides = await post('/v1/accounting/journal-entries', {
       lines: [
@@ -134,14 +173,34 @@ describe('journal entries', () => {
   });
 
   it('lists by status and query, edits drafts, posts them, and never changes a posted entry', async () => {
-    const draft = (await post('/v1/accounting/journal-entries', { entry_number: 'RENT-11', memo: 'November rent', lines: sale(100) })).body.journal_entry;
-    const posted = await post('/v1/accounting/journal-entries', { entry_number: 'JE-POSTED', status: 'posted', lines: sale(300) });
-    expect(posted.body.journal_entry).toMatchObject({ status: 'posted', posted_at: h.clock.now().toISOString() });
-    const events = await h.db.selectFrom('outbox_events').select('name').where('request_id', '=', posted.body.request_id).orderBy('id').execute();
+    const draft = (
+      await post('/v1/accounting/journal-entries', {
+        entry_number: 'RENT-11',
+        memo: 'November rent',
+        lines: sale(100),
+      })
+    ).body.journal_entry;
+    const posted = await post('/v1/accounting/journal-entries', {
+      entry_number: 'JE-POSTED',
+      status: 'posted',
+      lines: sale(300),
+    });
+    expect(posted.body.journal_entry).toMatchObject({
+      status: 'posted',
+      posted_at: h.clock.now().toISOString(),
+    });
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select('name')
+      .where('request_id', '=', posted.body.request_id)
+      .orderBy('id')
+      .execute();
     expect(events.map((e) => e.name)).toEqual(['journal_entry.created', 'journal_entry.posted']);
 
     const list = async (qs: string) =>
-      (await get(`/v1/accounting/journal-entries?${qs}`)).body.journal_entries.map((e: any) => e.entry_number);
+      (await get(`/v1/accounting/journal-entries?${qs}`)).body.journal_entries.map(
+        (e: any) => e.entry_number,
+      );
     expect(await list('status=posted')).toEqual(['JE-POSTED']);
     expect(await list('query=rent')).toEqual(['RENT-11']);
     expect(await list('query=je-')).toEqual(['JE-POSTED', 'JE-1']);
@@ -153,24 +212,58 @@ describe('journal entries', () => {
         { account_id: accounts.Cash, credit_cents: 250 },
       ],
     });
-    expect(edited.body.journal_entry).toMatchObject({ status: 'draft', total_cents: 250, memo: 'November rent (corrected)' });
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', edited.body.request_id).executeTakeFirstOrThrow();
+    expect(edited.body.journal_entry).toMatchObject({
+      status: 'draft',
+      total_cents: 250,
+      memo: 'November rent (corrected)',
+    });
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', edited.body.request_id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(audit.changed_fields)).toEqual(['memo', 'lines']);
-    const unbalanced = await patch(`/v1/accounting/journal-entries/${draft.id}`, { lines: sale(1).map((l, i) => (i ? { ...l, credit_cents: 2 } : l)) });
+    const unbalanced = await patch(`/v1/accounting/journal-entries/${draft.id}`, {
+      lines: sale(1).map((l, i) => (i ? { ...l, credit_cents: 2 } : l)),
+    });
     expect(unbalanced.body.error.field_errors[0].field).toBe('lines');
 
-    const post2 = await h.callTool(ws.mcpToken, 'update_journal_entry', { journal_entry_id: draft.id, status: 'posted' });
-    expect(post2.body.journal_entry).toMatchObject({ status: 'posted', posted_at: h.clock.now().toISOString() });
-    const frozen = await h.db.selectFrom('journal_entries').selectAll().where('id', '=', draft.id).executeTakeFirstOrThrow();
+    const post2 = await h.callTool(ws.mcpToken, 'update_journal_entry', {
+      journal_entry_id: draft.id,
+      status: 'posted',
+    });
+    expect(post2.body.journal_entry).toMatchObject({
+      status: 'posted',
+      posted_at: h.clock.now().toISOString(),
+    });
+    const frozen = await h.db
+      .selectFrom('journal_entries')
+      .selectAll()
+      .where('id', '=', draft.id)
+      .executeTakeFirstOrThrow();
 
-    for (const change of [{ memo: 'changed' }, { status: 'draft' }, { lines: sale(250) }, { custom_fields: { a: 1 } }]) {
+    for (const change of [
+      { memo: 'changed' },
+      { status: 'draft' },
+      { lines: sale(250) },
+      { custom_fields: { a: 1 } },
+    ]) {
       const res = await patch(`/v1/accounting/journal-entries/${draft.id}`, change);
       expect(res.status, JSON.stringify(change)).toBe(400);
-      expect(res.body.error.field_errors[0]).toMatchObject({ field: 'journal_entry_id', message: expect.stringContaining('posted') });
+      expect(res.body.error.field_errors[0]).toMatchObject({
+        field: 'journal_entry_id',
+        message: expect.stringContaining('posted'),
+      });
     }
     const restated = await patch(`/v1/accounting/journal-entries/${draft.id}`, { status: 'posted' });
     expect(restated.status).toBe(200);
-    expect(await h.db.selectFrom('journal_entries').selectAll().where('id', '=', draft.id).executeTakeFirstOrThrow()).toEqual(frozen);
+    expect(
+      await h.db
+        .selectFrom('journal_entries')
+        .selectAll()
+        .where('id', '=', draft.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual(frozen);
     expect((await patch('/v1/accounting/journal-entries/jrn_missing', { memo: 'x' })).status).toBe(404);
   });
 });

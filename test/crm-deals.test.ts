@@ -19,7 +19,8 @@ const auditsOf = (requestId: string) =>
   h.db.selectFrom('audit_events').selectAll().where('request_id', '=', requestId).orderBy('id').execute();
 const eventsOf = (requestId: string) =>
   h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', requestId).orderBy('id').execute();
-const dealRow = (id: string) => h.db.selectFrom('deals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const dealRow = (id: string) =>
+  h.db.selectFrom('deals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('deal stages', () => {
   it('lists the built-in stages in every workspace, with custom stages ordered by position', async () => {
@@ -34,9 +35,18 @@ describe('deal stages', () => {
       ['lost', 'lost', true],
     ]);
 
-    const negotiation = await post('/v1/deal-stages', { key: 'negotiation', name: 'Negotiation', probability: 70 });
+    const negotiation = await post('/v1/deal-stages', {
+      key: 'negotiation',
+      name: 'Negotiation',
+      probability: 70,
+    });
     expect(negotiation.status).toBe(201);
-    expect(negotiation.body.stage).toMatchObject({ key: 'negotiation', kind: 'open', position: 31, built_in: false });
+    expect(negotiation.body.stage).toMatchObject({
+      key: 'negotiation',
+      kind: 'open',
+      position: 31,
+      built_in: false,
+    });
     expect(negotiation.body.stage.id).toMatch(/^dstg_/);
     const discovery = await post('/v1/deal-stages', { key: 'discovery', name: 'Discovery', position: 15 });
     const churned = await post('/v1/deal-stages', { key: 'churned', name: 'Churned', kind: 'lost' });
@@ -53,7 +63,11 @@ describe('deal stages', () => {
       'lost',
       'churned',
     ]);
-    const stored = await h.db.selectFrom('deal_stages').select('key').where('workspace_id', '=', ws.id).execute();
+    const stored = await h.db
+      .selectFrom('deal_stages')
+      .select('key')
+      .where('workspace_id', '=', ws.id)
+      .execute();
     expect(stored.map((r) => r.key).sort()).toEqual(['churned', 'discovery', 'negotiation']);
 
     // Keyset pages of 3 walk the same order, built-in and custom alike.
@@ -68,15 +82,23 @@ describe('deal stages', () => {
     expect(keys).toEqual(all.body.stages.map((s: any) => s.key));
 
     const searched = await get('/v1/deal-stages?query=N');
-    expect(searched.body.stages.map((s: any) => s.key)).toEqual(['new', 'won', 'negotiation', 'churned'].sort((a, b) =>
-      all.body.stages.findIndex((s: any) => s.key === a) - all.body.stages.findIndex((s: any) => s.key === b),
-    ));
+    expect(searched.body.stages.map((s: any) => s.key)).toEqual(
+      ['new', 'won', 'negotiation', 'churned'].sort(
+        (a, b) =>
+          all.body.stages.findIndex((s: any) => s.key === a) -
+          all.body.stages.findIndex((s: any) => s.key === b),
+      ),
+    );
     const lookup = await get(`/v1/deal-stages/${discovery.body.stage.id}`);
     expect(lookup.body.stage.key).toBe('discovery');
   });
 
   it('rejects bad, duplicate and built-in keys on field key, and stores nothing', async () => {
-    const before = await h.db.selectFrom('deal_stages').select('id').where('workspace_id', '=', ws.id).execute();
+    const before = await h.db
+      .selectFrom('deal_stages')
+      .select('id')
+      .where('workspace_id', '=', ws.id)
+      .execute();
     for (const [key, message] of [
       ['Has-Caps', 'pattern'],
       ['negotiation', 'already exists'],
@@ -89,8 +111,15 @@ describe('deal stages', () => {
       expect(res.body.error.field_errors[0].message).toContain(message);
     }
     const negative = await post('/v1/deal-stages', { key: 'neg', name: 'x', position: -1, probability: -5 });
-    expect(negative.body.error.field_errors.map((e: any) => e.field).sort()).toEqual(['position', 'probability']);
-    const after = await h.db.selectFrom('deal_stages').select('id').where('workspace_id', '=', ws.id).execute();
+    expect(negative.body.error.field_errors.map((e: any) => e.field).sort()).toEqual([
+      'position',
+      'probability',
+    ]);
+    const after = await h.db
+      .selectFrom('deal_stages')
+      .select('id')
+      .where('workspace_id', '=', ws.id)
+      .execute();
     expect(after.length).toBe(before.length);
   });
 });
@@ -99,8 +128,19 @@ describe('deals', () => {
   it('creates deals in built-in and custom stages, with defaults and closed_at for closed stages', async () => {
     const plain = await post('/v1/deals', { name: 'Plain' });
     expect(plain.status).toBe(201);
-    expect(plain.body.deal).toMatchObject({ stage: 'new', stage_key: 'new', amount_cents: 0, currency: 'USD', closed_at: null });
-    const custom = await post('/v1/deals', { name: 'Custom', stage_key: 'negotiation', amount_cents: 125_000, currency: 'EUR' });
+    expect(plain.body.deal).toMatchObject({
+      stage: 'new',
+      stage_key: 'new',
+      amount_cents: 0,
+      currency: 'USD',
+      closed_at: null,
+    });
+    const custom = await post('/v1/deals', {
+      name: 'Custom',
+      stage_key: 'negotiation',
+      amount_cents: 125_000,
+      currency: 'EUR',
+    });
     expect(custom.body.deal).toMatchObject({ stage: 'negotiation', amount_cents: 125_000, currency: 'EUR' });
     const viaStage = await post('/v1/deals', { name: 'Via stage', stage: 'churned' });
     expect(viaStage.body.deal.stage).toBe('churned');
@@ -108,7 +148,12 @@ describe('deals', () => {
     const both = await post('/v1/deals', { name: 'Both', stage: 'won', stage_key: 'won' });
     expect(both.body.deal.closed_at).not.toBeNull();
     const row = await dealRow(custom.body.deal.id);
-    expect(row).toMatchObject({ workspace_id: ws.id, stage_key: 'negotiation', amount_cents: 125_000, currency: 'EUR' });
+    expect(row).toMatchObject({
+      workspace_id: ws.id,
+      stage_key: 'negotiation',
+      amount_cents: 125_000,
+      currency: 'EUR',
+    });
     const events = await eventsOf(custom.body.request_id);
     expect(events.map((e) => e.name)).toEqual(['deal.created']);
   });
@@ -117,7 +162,9 @@ describe('deals', () => {
     const before = await h.db.selectFrom('deals').select('id').where('workspace_id', '=', ws.id).execute();
     const unknownKey = await post('/v1/deals', { name: 'x', stage_key: 'nope' });
     expect(unknownKey.status).toBe(400);
-    expect(unknownKey.body.error.field_errors).toEqual([{ field: 'stage_key', message: expect.stringContaining('nope') }]);
+    expect(unknownKey.body.error.field_errors).toEqual([
+      { field: 'stage_key', message: expect.stringContaining('nope') },
+    ]);
     const unknownStage = await post('/v1/deals', { name: 'x', stage: 'nope' });
     expect(unknownStage.body.error.field_errors[0].field).toBe('stage');
     const disagree = await post('/v1/deals', { name: 'x', stage: 'won', stage_key: 'lost' });
@@ -137,7 +184,8 @@ describe('deals', () => {
 
   it('update_deal moves stages (closed_at set and cleared), merges custom_fields and audits the changed fields', async () => {
     const company = (await post('/v1/companies', { name: 'Deal Co' })).body.company;
-    const contact = (await post('/v1/contacts', { name: 'Deal Person', company_id: company.id })).body.contact;
+    const contact = (await post('/v1/contacts', { name: 'Deal Person', company_id: company.id })).body
+      .contact;
     const deal = (
       await post('/v1/deals', {
         name: 'Moving',
@@ -147,22 +195,51 @@ describe('deals', () => {
         custom_fields: { tier: 'gold', seats: 10 },
       })
     ).body.deal;
-    expect(deal).toMatchObject({ company_id: company.id, contact_id: contact.id, custom_fields: { tier: 'gold', seats: 10 } });
+    expect(deal).toMatchObject({
+      company_id: company.id,
+      contact_id: contact.id,
+      custom_fields: { tier: 'gold', seats: 10 },
+    });
 
-    const toCustom = await patch(`/v1/deals/${deal.id}`, { stage_key: 'negotiation', custom_fields: { seats: 12, tier: null, region: 'eu' } });
+    const toCustom = await patch(`/v1/deals/${deal.id}`, {
+      stage_key: 'negotiation',
+      custom_fields: { seats: 12, tier: null, region: 'eu' },
+    });
     expect(toCustom.status).toBe(200);
-    expect(toCustom.body.deal).toMatchObject({ stage: 'negotiation', closed_at: null, custom_fields: { seats: 12, region: 'eu' } });
-    expect((await auditsOf(toCustom.body.request_id)).map((a) => JSON.parse(a.changed_fields))).toEqual([['stage', 'custom_fields']]);
+    expect(toCustom.body.deal).toMatchObject({
+      stage: 'negotiation',
+      closed_at: null,
+      custom_fields: { seats: 12, region: 'eu' },
+    });
+    expect((await auditsOf(toCustom.body.request_id)).map((a) => JSON.parse(a.changed_fields))).toEqual([
+      ['stage', 'custom_fields'],
+    ]);
     const customEvents = await eventsOf(toCustom.body.request_id);
     expect(customEvents.map((e) => e.name)).toEqual(['deal.stage_changed', 'deal.updated']);
-    expect(JSON.parse(customEvents[0]!.payload)).toMatchObject({ id: deal.id, stage: 'negotiation', previous_stage: 'new' });
+    expect(JSON.parse(customEvents[0]!.payload)).toMatchObject({
+      id: deal.id,
+      stage: 'negotiation',
+      previous_stage: 'new',
+    });
 
     h.clock.advance(60_000);
     const won = await patch(`/v1/deals/${deal.id}`, { stage: 'won', amount_cents: 7500 });
-    expect(won.body.deal).toMatchObject({ stage: 'won', amount_cents: 7500, closed_at: h.clock.now().toISOString() });
-    expect(await dealRow(deal.id)).toMatchObject({ stage_key: 'won', amount_cents: 7500, closed_at: h.clock.now().toISOString() });
+    expect(won.body.deal).toMatchObject({
+      stage: 'won',
+      amount_cents: 7500,
+      closed_at: h.clock.now().toISOString(),
+    });
+    expect(await dealRow(deal.id)).toMatchObject({
+      stage_key: 'won',
+      amount_cents: 7500,
+      closed_at: h.clock.now().toISOString(),
+    });
 
-    const reopened = await h.callTool(ws.mcpToken, 'update_deal', { deal_id: deal.id, stage_key: 'proposal', currency: 'GBP' });
+    const reopened = await h.callTool(ws.mcpToken, 'update_deal', {
+      deal_id: deal.id,
+      stage_key: 'proposal',
+      currency: 'GBP',
+    });
     expect(reopened.result.isError).toBeUndefined();
     expect(reopened.body.deal).toMatchObject({ stage: 'proposal', currency: 'GBP', closed_at: null });
     expect((await dealRow(deal.id)).closed_at).toBeNull();
@@ -193,7 +270,11 @@ describe('update_deal_stage and dry_run on PATCH /v1/deals/{deal_id}', () => {
   it('previews over MCP: the deal as it would be, the changes, no write and no audit event, a usage event', async () => {
     const deal = (await post('/v1/deals', { name: 'Preview', amount_cents: 100 })).body.deal;
     const before = await dealRow(deal.id);
-    const preview = await h.callTool(ws.mcpToken, 'update_deal_stage', { deal_id: deal.id, stage: 'won', dry_run: true });
+    const preview = await h.callTool(ws.mcpToken, 'update_deal_stage', {
+      deal_id: deal.id,
+      stage: 'won',
+      dry_run: true,
+    });
     expect(preview.result.isError).toBeUndefined();
     expect(preview.body).toMatchObject({
       dry_run: true,
@@ -207,10 +288,18 @@ describe('update_deal_stage and dry_run on PATCH /v1/deals/{deal_id}', () => {
     expect(await dealRow(deal.id)).toEqual(before);
     expect(await auditsOf(preview.body.request_id)).toEqual([]);
     expect(await eventsOf(preview.body.request_id)).toEqual([]);
-    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', preview.body.request_id).execute();
+    const calls = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', preview.body.request_id)
+      .execute();
     expect(calls).toMatchObject([{ kind: 'mcp_tool_call', http_status: 200, billed_units: 1 }]);
 
-    const invalid = await h.callTool(ws.mcpToken, 'update_deal_stage', { deal_id: deal.id, stage: 'negotiation', dry_run: true });
+    const invalid = await h.callTool(ws.mcpToken, 'update_deal_stage', {
+      deal_id: deal.id,
+      stage: 'negotiation',
+      dry_run: true,
+    });
     expect(invalid.body.error.code).toBe('validation_failed');
 
     const applied = await h.callTool(ws.mcpToken, 'update_deal_stage', { deal_id: deal.id, stage: 'lost' });
@@ -220,8 +309,10 @@ describe('update_deal_stage and dry_run on PATCH /v1/deals/{deal_id}', () => {
     expect(audits).toMatchObject([{ tool: 'update_deal_stage', target_type: 'deal', target_id: deal.id }]);
   });
 
-  it('REST: a body with dry_run takes update_deal\'s fields and previews them; without dry_run update_deal serves it', async () => {
-    const deal = (await post('/v1/deals', { name: 'REST preview', amount_cents: 100, custom_fields: { a: 1 } })).body.deal;
+  it("REST: a body with dry_run takes update_deal's fields and previews them; without dry_run update_deal serves it", async () => {
+    const deal = (
+      await post('/v1/deals', { name: 'REST preview', amount_cents: 100, custom_fields: { a: 1 } })
+    ).body.deal;
     const before = await dealRow(deal.id);
     const preview = await patch(`/v1/deals/${deal.id}`, {
       stage_key: 'negotiation',
@@ -241,12 +332,20 @@ describe('update_deal_stage and dry_run on PATCH /v1/deals/{deal_id}', () => {
     });
     expect(await dealRow(deal.id)).toEqual(before);
     expect(await auditsOf(preview.body.request_id)).toEqual([]);
-    const call = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', preview.body.request_id).executeTakeFirstOrThrow();
+    const call = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', preview.body.request_id)
+      .executeTakeFirstOrThrow();
     expect(call).toMatchObject({ kind: 'api_request', route: 'PATCH /v1/deals/{deal_id}', billed_units: 1 });
 
     const badPreview = await patch(`/v1/deals/${deal.id}`, { stage_key: 'nope', dry_run: true });
     expect(badPreview.body.error.field_errors[0].field).toBe('stage_key');
-    const unknownField = await patch(`/v1/deals/${deal.id}`, { stage_key: 'won', dry_run: true, colour: 'red' });
+    const unknownField = await patch(`/v1/deals/${deal.id}`, {
+      stage_key: 'won',
+      dry_run: true,
+      colour: 'red',
+    });
     expect(unknownField.body.error.field_errors[0].field).toBe('colour');
 
     const applied = await patch(`/v1/deals/${deal.id}`, { stage_key: 'negotiation', dry_run: false });
@@ -263,13 +362,22 @@ describe('update_deal_stage and dry_run on PATCH /v1/deals/{deal_id}', () => {
     const route = openapi.paths['/v1/deals/{deal_id}'].patch;
     expect(route.operationId).toBe('update_deal');
     const body = route.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['stage', 'stage_key', 'amount_cents', 'dry_run']));
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(['stage', 'stage_key', 'amount_cents', 'dry_run']),
+    );
     expect(route.description).toContain('update_deal_stage');
-    const tools = (await h.mcp(ws.mcpToken, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools;
+    const tools = (await h.mcp(ws.mcpToken, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result
+      .tools;
     const deprecated = tools.find((t: any) => t.name === 'update_deal_stage');
     expect(deprecated._meta).toMatchObject({ deprecated: true, replaced_by: 'update_deal', dry_run: true });
     expect(deprecated.inputSchema.required).toEqual(['deal_id', 'stage']);
-    expect(deprecated.inputSchema.properties.stage.enum).toEqual(['new', 'qualified', 'proposal', 'won', 'lost']);
+    expect(deprecated.inputSchema.properties.stage.enum).toEqual([
+      'new',
+      'qualified',
+      'proposal',
+      'won',
+      'lost',
+    ]);
     const update = tools.find((t: any) => t.name === 'update_deal');
     expect(update.inputSchema.properties.dry_run).toBeUndefined();
   });

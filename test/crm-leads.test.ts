@@ -15,7 +15,13 @@ const post = (url: string, body: unknown) => h.request('POST', url, { token: ws.
 const get = (url: string) => h.request('GET', url, { token: ws.apiKey });
 const count = async (table: 'contacts' | 'companies' | 'deals' | 'leads', workspaceId = ws.id) =>
   Number(
-    (await h.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow()).n,
+    (
+      await h.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 const counts = async () => ({
   contacts: await count('contacts'),
@@ -44,9 +50,18 @@ describe('leads', () => {
       converted_contact_id: null,
     });
     expect(rest.body.lead.id).toMatch(/^lead_/);
-    const row = await h.db.selectFrom('leads').selectAll().where('id', '=', rest.body.lead.id).executeTakeFirstOrThrow();
+    const row = await h.db
+      .selectFrom('leads')
+      .selectAll()
+      .where('id', '=', rest.body.lead.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ workspace_id: ws.id, status: 'new', source: 'api' });
-    const fields = await h.db.selectFrom('lead_custom_fields').selectAll().where('lead_id', '=', rest.body.lead.id).orderBy('key').execute();
+    const fields = await h.db
+      .selectFrom('lead_custom_fields')
+      .selectAll()
+      .where('lead_id', '=', rest.body.lead.id)
+      .orderBy('key')
+      .execute();
     expect(fields.map((f) => [f.key, f.value_text])).toEqual([
       ['seats', '25'],
       ['tier', 'gold'],
@@ -64,7 +79,13 @@ describe('leads', () => {
     const before = await count('leads');
     const res = await post('/v1/leads', { email: 'not-an-email', source: 'fax', score: -1, extra: 1 });
     expect(res.status).toBe(400);
-    expect(res.body.error.field_errors.map((e: any) => e.field).sort()).toEqual(['email', 'extra', 'name', 'score', 'source']);
+    expect(res.body.error.field_errors.map((e: any) => e.field).sort()).toEqual([
+      'email',
+      'extra',
+      'name',
+      'score',
+      'source',
+    ]);
     expect(await count('leads')).toBe(before);
   });
 
@@ -73,9 +94,24 @@ describe('leads', () => {
     const make = (body: unknown) => h.request('POST', '/v1/leads', { token: other.apiKey, body });
     const list = async (qs: string) =>
       (await h.request('GET', `/v1/leads?${qs}`, { token: other.apiKey })).body.leads.map((l: any) => l.name);
-    await make({ name: 'Alpha', email: 'a@alpha.io', source: 'website', custom_fields: { tier: 'gold', seats: 10, vip: true } });
-    await make({ name: 'Beta', title: 'Head of Alpha Ops', source: 'referral', custom_fields: { tier: 'silver', seats: 10.5 } });
-    await make({ name: 'Gamma', company_name: 'ALPHACORP', source: 'website', custom_fields: { tier: 'gold', vip: false } });
+    await make({
+      name: 'Alpha',
+      email: 'a@alpha.io',
+      source: 'website',
+      custom_fields: { tier: 'gold', seats: 10, vip: true },
+    });
+    await make({
+      name: 'Beta',
+      title: 'Head of Alpha Ops',
+      source: 'referral',
+      custom_fields: { tier: 'silver', seats: 10.5 },
+    });
+    await make({
+      name: 'Gamma',
+      company_name: 'ALPHACORP',
+      source: 'website',
+      custom_fields: { tier: 'gold', vip: false },
+    });
     await make({ name: 'Delta', source: 'campaign' });
 
     expect(await list('query=alpha')).toEqual(['Gamma', 'Beta', 'Alpha']);
@@ -90,17 +126,26 @@ describe('leads', () => {
     expect(await list('custom_field_key=vip')).toEqual(['Gamma', 'Alpha']);
     expect(await list('custom_field_key=tier&custom_field_value=gold&query=gam')).toEqual(['Gamma']);
     expect(await list('custom_field_key=missing&custom_field_value=gold')).toEqual([]);
-    const mcp = await h.callTool(other.mcpToken, 'list_leads', { custom_field_key: 'tier', custom_field_value: 'silver' });
+    const mcp = await h.callTool(other.mcpToken, 'list_leads', {
+      custom_field_key: 'tier',
+      custom_field_value: 'silver',
+    });
     expect(mcp.body.leads.map((l: any) => l.name)).toEqual(['Beta']);
 
     const page = await h.request('GET', '/v1/leads?limit=2&custom_field_key=tier', { token: other.apiKey });
     expect(page.body.leads.map((l: any) => l.name)).toEqual(['Gamma', 'Beta']);
-    const next = await h.request('GET', `/v1/leads?limit=2&custom_field_key=tier&cursor=${page.body.next_cursor}`, { token: other.apiKey });
+    const next = await h.request(
+      'GET',
+      `/v1/leads?limit=2&custom_field_key=tier&cursor=${page.body.next_cursor}`,
+      { token: other.apiKey },
+    );
     expect(next.body.leads.map((l: any) => l.name)).toEqual(['Alpha']);
     expect(next.body.next_cursor).toBeUndefined();
 
     const valueAlone = await h.request('GET', '/v1/leads?custom_field_value=gold', { token: other.apiKey });
-    expect(valueAlone.body.error.field_errors).toEqual([{ field: 'custom_field_key', message: expect.any(String) }]);
+    expect(valueAlone.body.error.field_errors).toEqual([
+      { field: 'custom_field_key', message: expect.any(String) },
+    ]);
     const badStatus = await h.request('GET', '/v1/leads?status=won', { token: other.apiKey });
     expect(badStatus.body.error.field_errors[0].field).toBe('status');
   });
@@ -109,7 +154,12 @@ describe('leads', () => {
 describe('convert_lead', () => {
   it('creates the contact and the company from the lead, in one request with one audit event per record', async () => {
     const lead = (
-      await post('/v1/leads', { name: 'Linus', email: 'linus@example.com', phone: '555', company_name: 'Kernel Inc' })
+      await post('/v1/leads', {
+        name: 'Linus',
+        email: 'linus@example.com',
+        phone: '555',
+        company_name: 'Kernel Inc',
+      })
     ).body.lead;
     const res = await post(`/v1/leads/${lead.id}/convert`, { conversion_reason: 'Booked a demo' });
     expect(res.status).toBe(200);
@@ -133,27 +183,50 @@ describe('convert_lead', () => {
     expect(res.body.deal).toBeUndefined();
     expect(res.body.request_id).toBeDefined();
 
-    const contact = await h.db.selectFrom('contacts').selectAll().where('id', '=', res.body.contact.id).executeTakeFirstOrThrow();
+    const contact = await h.db
+      .selectFrom('contacts')
+      .selectAll()
+      .where('id', '=', res.body.contact.id)
+      .executeTakeFirstOrThrow();
     expect(contact).toMatchObject({ workspace_id: ws.id, company_id: res.body.company.id });
-    const stored = await h.db.selectFrom('leads').selectAll().where('id', '=', lead.id).executeTakeFirstOrThrow();
+    const stored = await h.db
+      .selectFrom('leads')
+      .selectAll()
+      .where('id', '=', lead.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ status: 'converted', converted_contact_id: res.body.contact.id });
 
-    const audits = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', res.body.request_id).orderBy('id').execute();
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', res.body.request_id)
+      .orderBy('id')
+      .execute();
     expect(audits.map((a) => [a.target_type, a.action, a.tool])).toEqual([
       ['company', 'create', 'convert_lead'],
       ['contact', 'create', 'convert_lead'],
       ['lead', 'convert', 'convert_lead'],
     ]);
-    const events = await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', res.body.request_id).orderBy('id').execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('request_id', '=', res.body.request_id)
+      .orderBy('id')
+      .execute();
     expect(events.map((e) => e.name)).toEqual(['company.created', 'contact.created', 'lead.converted']);
-    expect(JSON.parse(events[2]!.payload)).toMatchObject({ lead: { id: lead.id }, contact: { id: res.body.contact.id } });
+    expect(JSON.parse(events[2]!.payload)).toMatchObject({
+      lead: { id: lead.id },
+      contact: { id: res.body.contact.id },
+    });
   });
 
-  it('uses the given contact and company, and creates a deal with the lead\'s name in a custom stage', async () => {
+  it("uses the given contact and company, and creates a deal with the lead's name in a custom stage", async () => {
     const company = (await post('/v1/companies', { name: 'Existing Co' })).body.company;
-    const contact = (await post('/v1/contacts', { name: 'Existing Person', company_id: company.id })).body.contact;
+    const contact = (await post('/v1/contacts', { name: 'Existing Person', company_id: company.id })).body
+      .contact;
     await post('/v1/deal-stages', { key: 'demo_booked', name: 'Demo booked' });
-    const lead = (await post('/v1/leads', { name: 'Big Opportunity', company_name: 'Ignored Ltd' })).body.lead;
+    const lead = (await post('/v1/leads', { name: 'Big Opportunity', company_name: 'Ignored Ltd' })).body
+      .lead;
     const before = await counts();
     const res = await h.callTool(ws.mcpToken, 'convert_lead', {
       lead_id: lead.id,
@@ -176,7 +249,12 @@ describe('convert_lead', () => {
       contact_id: contact.id,
     });
     expect(await counts()).toEqual({ ...before, deals: before.deals + 1 });
-    const audits = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', res.body.request_id).orderBy('id').execute();
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', res.body.request_id)
+      .orderBy('id')
+      .execute();
     expect(audits.map((a) => a.target_type)).toEqual(['deal', 'lead']);
   });
 
@@ -185,7 +263,13 @@ describe('convert_lead', () => {
     const res = await post(`/v1/leads/${lead.id}/convert`, { create_deal: true, deal_name: 'Solo deal' });
     expect(res.body.company).toBeUndefined();
     expect(res.body.contact).toMatchObject({ name: 'Solo', company_id: null, company_name: null });
-    expect(res.body.deal).toMatchObject({ name: 'Solo deal', stage: 'new', amount_cents: 0, currency: 'USD', contact_id: res.body.contact.id });
+    expect(res.body.deal).toMatchObject({
+      name: 'Solo deal',
+      stage: 'new',
+      amount_cents: 0,
+      currency: 'USD',
+      contact_id: res.body.contact.id,
+    });
     expect(res.body.lead).toMatchObject({ converted_company_id: null, converted_deal_id: res.body.deal.id });
   });
 
@@ -201,7 +285,11 @@ describe('convert_lead', () => {
     expect(await counts()).toEqual(before);
     const bare = await h.callTool(ws.mcpToken, 'convert_lead', { lead_id: lead.id });
     expect(bare.body.deal.id).toBe(first.body.deal.id);
-    const events = await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', again.body.request_id).execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('request_id', '=', again.body.request_id)
+      .execute();
     expect(events).toEqual([]);
 
     const otherContact = (await post('/v1/contacts', { name: 'Someone else' })).body.contact;
@@ -213,13 +301,24 @@ describe('convert_lead', () => {
   it('leaves nothing behind when it fails half-way, and 404s on unknown records', async () => {
     const lead = (await post('/v1/leads', { name: 'Half way', company_name: 'Half Co' })).body.lead;
     const before = await counts();
-    const failed = await post(`/v1/leads/${lead.id}/convert`, { create_deal: true, stage_key: 'no_such_stage' });
+    const failed = await post(`/v1/leads/${lead.id}/convert`, {
+      create_deal: true,
+      stage_key: 'no_such_stage',
+    });
     expect(failed.status).toBe(400);
     expect(failed.body.error.field_errors[0].field).toBe('stage_key');
     expect(await counts()).toEqual(before);
-    const stored = await h.db.selectFrom('leads').selectAll().where('id', '=', lead.id).executeTakeFirstOrThrow();
+    const stored = await h.db
+      .selectFrom('leads')
+      .selectAll()
+      .where('id', '=', lead.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ status: 'new', converted_contact_id: null, converted_company_id: null });
-    const audits = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', failed.body.error.request_id).execute();
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', failed.body.error.request_id)
+      .execute();
     expect(audits).toEqual([]);
 
     const missingContact = await post(`/v1/leads/${lead.id}/convert`, { contact_id: 'con_missing' });

@@ -13,7 +13,8 @@ beforeAll(async () => {
   ws = await h.workspace();
   companyId = (await post('/v1/companies', { name: 'Noted Co', notes: 'single blob' })).body.company.id;
   contactId = (await post('/v1/contacts', { name: 'Noted Person', company_id: companyId })).body.contact.id;
-  dealId = (await post('/v1/deals', { name: 'Noted deal', company_id: companyId, notes: 'deal blob' })).body.deal.id;
+  dealId = (await post('/v1/deals', { name: 'Noted deal', company_id: companyId, notes: 'deal blob' })).body
+    .deal.id;
 });
 afterAll(() => h.close());
 
@@ -22,16 +23,29 @@ function post(url: string, body: unknown) {
 }
 const patch = (url: string, body: unknown) => h.request('PATCH', url, { token: ws.apiKey, body });
 const get = (url: string) => h.request('GET', url, { token: ws.apiKey });
-const noteRow = (id: string) => h.db.selectFrom('notes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const noteRow = (id: string) =>
+  h.db.selectFrom('notes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const noteCount = async () =>
-  Number((await h.db.selectFrom('notes').select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', ws.id).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await h.db
+        .selectFrom('notes')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspace_id', '=', ws.id)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('notes', () => {
   it('need a subject that exists, and record their author', async () => {
     const before = await noteCount();
     const none = await post('/v1/notes', { body: 'About nothing' });
     expect(none.status).toBe(400);
-    expect(none.body.error.field_errors.map((e: any) => e.field)).toEqual(['contact_id', 'company_id', 'deal_id']);
+    expect(none.body.error.field_errors.map((e: any) => e.field)).toEqual([
+      'contact_id',
+      'company_id',
+      'deal_id',
+    ]);
     for (const field of ['contact_id', 'company_id', 'deal_id']) {
       const missing = await post('/v1/notes', { body: 'x', [field]: 'x_missing' });
       expect(missing.status, field).toBe(404);
@@ -59,8 +73,14 @@ describe('notes', () => {
       author: { type: 'api_key', name: 'api_key for tests' },
       archived_at: null,
     });
-    expect(await noteRow(note.body.note.id)).toMatchObject({ workspace_id: ws.id, body: 'Discussed the rollout plan.' });
-    const viaMcp = await h.callTool(ws.mcpToken, 'create_note', { body: 'From an agent', company_id: companyId });
+    expect(await noteRow(note.body.note.id)).toMatchObject({
+      workspace_id: ws.id,
+      body: 'Discussed the rollout plan.',
+    });
+    const viaMcp = await h.callTool(ws.mcpToken, 'create_note', {
+      body: 'From an agent',
+      company_id: companyId,
+    });
     expect(viaMcp.body.note.author.type).toBe('mcp_token');
   });
 
@@ -71,11 +91,18 @@ describe('notes', () => {
     expect(empty.body.notes).toEqual([]);
     expect(empty.body.next_cursor).toBeUndefined();
 
-    const contact = (await h.request('POST', '/v1/contacts', { token: other.apiKey, body: { name: 'C' } })).body.contact;
-    const company = (await h.request('POST', '/v1/companies', { token: other.apiKey, body: { name: 'Co' } })).body.company;
+    const contact = (await h.request('POST', '/v1/contacts', { token: other.apiKey, body: { name: 'C' } }))
+      .body.contact;
+    const company = (await h.request('POST', '/v1/companies', { token: other.apiKey, body: { name: 'Co' } }))
+      .body.company;
     const make = (body: unknown) => h.request('POST', '/v1/notes', { token: other.apiKey, body });
     await make({ body: 'First call went well', contact_id: contact.id });
-    await make({ title: 'Pricing', body: 'Asked for a discount', contact_id: contact.id, company_id: company.id });
+    await make({
+      title: 'Pricing',
+      body: 'Asked for a discount',
+      contact_id: contact.id,
+      company_id: company.id,
+    });
     await make({ body: 'Company offsite', company_id: company.id });
     const list = async (qs: string) =>
       (await h.request('GET', `/v1/notes?${qs}`, { token: other.apiKey })).body.notes.map((n: any) => n.body);
@@ -91,18 +118,38 @@ describe('notes', () => {
   });
 
   it('update_note must change a field, records the changed names, and keeps a subject', async () => {
-    const note = (await post('/v1/notes', { title: 'Draft', body: 'v1', contact_id: contactId, metadata: { a: 1 } })).body.note;
+    const note = (
+      await post('/v1/notes', { title: 'Draft', body: 'v1', contact_id: contactId, metadata: { a: 1 } })
+    ).body.note;
     const noFields = await patch(`/v1/notes/${note.id}`, {});
     expect(noFields.status).toBe(400);
-    const sameValues = await patch(`/v1/notes/${note.id}`, { title: 'Draft', body: 'v1', metadata: { a: 1 } });
+    const sameValues = await patch(`/v1/notes/${note.id}`, {
+      title: 'Draft',
+      body: 'v1',
+      metadata: { a: 1 },
+    });
     expect(sameValues.status).toBe(400);
     expect(sameValues.body.error.code).toBe('validation_failed');
 
     h.clock.advance(1000);
-    const edited = await patch(`/v1/notes/${note.id}`, { body: 'v2', title: 'Draft', company_id: companyId, metadata: { a: null, b: 'x' } });
+    const edited = await patch(`/v1/notes/${note.id}`, {
+      body: 'v2',
+      title: 'Draft',
+      company_id: companyId,
+      metadata: { a: null, b: 'x' },
+    });
     expect(edited.status).toBe(200);
-    expect(edited.body.note).toMatchObject({ body: 'v2', company_id: companyId, metadata: { b: 'x' }, updated_at: h.clock.now().toISOString() });
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', edited.body.request_id).executeTakeFirstOrThrow();
+    expect(edited.body.note).toMatchObject({
+      body: 'v2',
+      company_id: companyId,
+      metadata: { b: 'x' },
+      updated_at: h.clock.now().toISOString(),
+    });
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', edited.body.request_id)
+      .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ target_type: 'note', target_id: note.id, action: 'update' });
     expect(JSON.parse(audit.changed_fields)).toEqual(['body', 'company_id', 'metadata']);
     expect(await noteRow(note.id)).toMatchObject({ body: 'v2', company_id: companyId });
@@ -122,26 +169,46 @@ describe('notes', () => {
     const archived = await h.request('DELETE', `/v1/notes/${note.id}`, { token: ws.apiKey });
     expect(archived.status).toBe(200);
     expect(archived.body.note.archived_at).toBe(h.clock.now().toISOString());
-    expect(await noteRow(note.id)).toMatchObject({ body: 'To be archived, edited', archived_at: h.clock.now().toISOString() });
+    expect(await noteRow(note.id)).toMatchObject({
+      body: 'To be archived, edited',
+      archived_at: h.clock.now().toISOString(),
+    });
 
     expect((await get(`/v1/notes/${note.id}`)).status).toBe(404);
-    expect((await get(`/v1/notes?deal_id=${dealId}`)).body.notes.map((n: any) => n.id)).not.toContain(note.id);
+    expect((await get(`/v1/notes?deal_id=${dealId}`)).body.notes.map((n: any) => n.id)).not.toContain(
+      note.id,
+    );
     expect((await get('/v1/notes?query=archived')).body.notes).toEqual([]);
     expect((await patch(`/v1/notes/${note.id}`, { body: 'x' })).status).toBe(404);
     const again = await h.callTool(ws.mcpToken, 'archive_note', { note_id: note.id });
     expect(again.body.note.archived_at).toBe(archived.body.note.archived_at);
 
     const history = await get(`/v1/history?target_type=note&target_id=${note.id}`);
-    expect(history.body.entries.map((e: any) => e.action)).toEqual(['archive', 'archive', 'update', 'create']);
+    expect(history.body.entries.map((e: any) => e.action)).toEqual([
+      'archive',
+      'archive',
+      'update',
+      'create',
+    ]);
 
     const stranger = await h.workspace('Stranger');
     expect((await h.admin('POST', `/workspaces/${stranger.id}/notes/${note.id}/restore`)).status).toBe(404);
     expect((await h.admin('POST', `/workspaces/${ws.id}/notes/note_missing/restore`)).status).toBe(404);
-    expect((await h.request('POST', `/admin/v1/workspaces/${ws.id}/notes/${note.id}/restore`, { token: ws.apiKey })).status).not.toBe(200);
+    expect(
+      (
+        await h.request('POST', `/admin/v1/workspaces/${ws.id}/notes/${note.id}/restore`, {
+          token: ws.apiKey,
+        })
+      ).status,
+    ).not.toBe(200);
 
     const restored = await h.admin('POST', `/workspaces/${ws.id}/notes/${note.id}/restore`);
     expect(restored.status).toBe(200);
-    expect(restored.body.note).toMatchObject({ id: note.id, archived_at: null, body: 'To be archived, edited' });
+    expect(restored.body.note).toMatchObject({
+      id: note.id,
+      archived_at: null,
+      body: 'To be archived, edited',
+    });
     expect((await get(`/v1/notes/${note.id}`)).body.note.id).toBe(note.id);
     const after = await get(`/v1/history?target_type=note&target_id=${note.id}`);
     expect(after.body.entries[0]).toMatchObject({
@@ -155,7 +222,11 @@ describe('notes', () => {
 
   it('leave the free-text notes field of companies and deals a single overwritten value', async () => {
     await post('/v1/notes', { body: 'Separate note', company_id: companyId, deal_id: dealId });
-    const company = await h.db.selectFrom('companies').select('notes').where('id', '=', companyId).executeTakeFirstOrThrow();
+    const company = await h.db
+      .selectFrom('companies')
+      .select('notes')
+      .where('id', '=', companyId)
+      .executeTakeFirstOrThrow();
     expect(company.notes).toBe('single blob');
     await patch(`/v1/deals/${dealId}`, { notes: 'replaced blob' });
     expect((await get(`/v1/deals/${dealId}`)).body.deal.notes).toBe('replaced blob');

@@ -29,7 +29,9 @@ export async function restoreNote(call: OperatorCall, workspaceId: string, noteI
       tool: 'admin.restore_note',
       defaultAction: 'restore',
     };
-    await insertAuditEvents(trx, [auditRow(write, { targetType: 'note', targetId: noteId, changedFields: ['archived_at'] })]);
+    await insertAuditEvents(trx, [
+      auditRow(write, { targetType: 'note', targetId: noteId, changedFields: ['archived_at'] }),
+    ]);
     return toNote({ ...row, ...changes });
   });
 }

@@ -32,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('deal_stages_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('deal_stages_key_unique', ['workspace_id', 'key'])
     .execute();
-  await db.schema.createIndex('deal_stages_position').on('deal_stages').columns(['workspace_id', 'position', 'id']).execute();
+  await db.schema
+    .createIndex('deal_stages_position')
+    .on('deal_stages')
+    .columns(['workspace_id', 'position', 'id'])
+    .execute();
 
   await db.schema
     .createTable('deals')
@@ -92,7 +96,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('value_prefix', 'text', (c) => c.notNull())
     .addColumn('value_text', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('lead_custom_fields_pk', ['workspace_id', 'lead_id', 'key'])
-    .addForeignKeyConstraint('lead_custom_fields_lead_fk', ['workspace_id', 'lead_id'], 'leads', ['workspace_id', 'id'])
+    .addForeignKeyConstraint('lead_custom_fields_lead_fk', ['workspace_id', 'lead_id'], 'leads', [
+      'workspace_id',
+      'id',
+    ])
     .execute();
   // A bounded prefix keeps index entries small (PostgreSQL caps their size); value_text decides equality.
   await db.schema
@@ -126,7 +133,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call((t) => references(t, 'invoices_deal_fk', 'deal_id', 'deals'))
     .execute();
   for (const column of ['status', 'company_id', 'contact_id', 'deal_id']) {
-    await db.schema.createIndex(`invoices_${column}`).on('invoices').columns(['workspace_id', column, 'id']).execute();
+    await db.schema
+      .createIndex(`invoices_${column}`)
+      .on('invoices')
+      .columns(['workspace_id', column, 'id'])
+      .execute();
   }
 
   await db.schema
@@ -145,7 +156,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('payments_reference_unique', ['workspace_id', 'reference_key'])
     .$call((t) => references(t, 'payments_invoice_fk', 'invoice_id', 'invoices'))
     .execute();
-  await db.schema.createIndex('payments_invoice').on('payments').columns(['workspace_id', 'invoice_id', 'id']).execute();
+  await db.schema
+    .createIndex('payments_invoice')
+    .on('payments')
+    .columns(['workspace_id', 'invoice_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('accounting_accounts')
@@ -205,7 +220,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call((t) => references(t, 'notes_company_fk', 'company_id', 'companies'))
     .$call((t) => references(t, 'notes_deal_fk', 'deal_id', 'deals'))
     .execute();
-  await db.schema.createIndex('notes_live').on('notes').columns(['workspace_id', 'archived_at', 'id']).execute();
+  await db.schema
+    .createIndex('notes_live')
+    .on('notes')
+    .columns(['workspace_id', 'archived_at', 'id'])
+    .execute();
   for (const column of ['contact_id', 'company_id', 'deal_id']) {
     await db.schema
       .createIndex(`notes_${column}`)

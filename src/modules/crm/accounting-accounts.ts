@@ -34,7 +34,11 @@ export const createAccountingAccount = defineOperation({
     'idempotency_key so a retry returns the same account. Writes an audit event and emits ' +
     'accounting_account.created.',
   input: Strict({
-    code: Type.String({ minLength: 1, maxLength: 50, description: 'Account code, unique in the workspace, e.g. 1000.' }),
+    code: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      description: 'Account code, unique in the workspace, e.g. 1000.',
+    }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     type: accountType,
     description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -61,7 +65,12 @@ export const createAccountingAccount = defineOperation({
     await uniquely(() => ctx.db.insertInto('accounting_accounts').values(row).execute(), 'code', duplicate);
     const account = toAccount(row);
     ctx.audit({ targetType: 'accounting_account', targetId: account.id, changedFields: Object.keys(input) });
-    ctx.emit({ name: 'accounting_account.created', targetType: 'accounting_account', targetId: account.id, data: account });
+    ctx.emit({
+      name: 'accounting_account.created',
+      targetType: 'accounting_account',
+      targetId: account.id,
+      data: account,
+    });
     return { body: { account }, createdId: account.id };
   },
 });
@@ -84,7 +93,12 @@ export const listAccountingAccounts = defineOperation({
   rest: { method: 'GET', path: '/v1/accounting/accounts' },
   responseKey: 'accounts',
   handler: async (ctx, input) => {
-    const page = await listAccounts(ctx.db, ctx.workspaceId, input, pageRequest('list_accounting_accounts', input));
+    const page = await listAccounts(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_accounting_accounts', input),
+    );
     return { body: listBody('accounts', page) };
   },
 });

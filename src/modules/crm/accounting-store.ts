@@ -83,7 +83,12 @@ export async function findJournalEntry(db: Kysely<DB>, workspaceId: string, entr
     .executeTakeFirst();
 }
 
-export async function entryNumberTaken(db: Kysely<DB>, workspaceId: string, entryNumber: string, exceptId?: string) {
+export async function entryNumberTaken(
+  db: Kysely<DB>,
+  workspaceId: string,
+  entryNumber: string,
+  exceptId?: string,
+) {
   let query = db
     .selectFrom('journal_entries')
     .select('id')

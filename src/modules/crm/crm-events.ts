@@ -9,7 +9,10 @@ const fields = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number
 
 /** A record as the API returns it: the listed fields, and possibly more. */
 const record = (description: string, properties: TProperties) =>
-  Type.Object({ id: text, ...properties, created_at: nullableText, updated_at: nullableText }, { description });
+  Type.Object(
+    { id: text, ...properties, created_at: nullableText, updated_at: nullableText },
+    { description },
+  );
 
 const lead = record('The lead.', {
   name: text,
@@ -35,7 +38,12 @@ const dealProperties = {
   closed_at: nullableText,
 };
 const deal = record('The deal.', dealProperties);
-const stage = record('The custom deal stage.', { key: text, name: text, position: Type.Integer(), kind: text });
+const stage = record('The custom deal stage.', {
+  key: text,
+  name: text,
+  position: Type.Integer(),
+  kind: text,
+});
 const invoice = record('The invoice.', {
   invoice_number: text,
   status: text,
@@ -80,29 +88,40 @@ export const crmEvents: DomainEventType[] = [
       'linked (company and deal only when present). Records it created also emit their own *.created event.',
     schema: Type.Object({ lead, contact, company: Type.Optional(company), deal: Type.Optional(deal) }),
   },
-  { name: 'deal_stage.created', description: 'A custom deal stage was created; data is the stage.', schema: stage },
+  {
+    name: 'deal_stage.created',
+    description: 'A custom deal stage was created; data is the stage.',
+    schema: stage,
+  },
   { name: 'deal.created', description: 'A deal was created; data is the deal.', schema: deal },
   {
     name: 'deal.stage_changed',
     description: 'A deal moved to another stage; data is the deal plus previous_stage (the key it left).',
-    schema: record('The deal after the move, with the stage it left.', { ...dealProperties, previous_stage: text }),
+    schema: record('The deal after the move, with the stage it left.', {
+      ...dealProperties,
+      previous_stage: text,
+    }),
   },
   {
     name: 'deal.updated',
-    description: 'A deal\'s amount, currency, custom_fields or notes changed; data is the deal.',
+    description: "A deal's amount, currency, custom_fields or notes changed; data is the deal.",
     schema: deal,
   },
-  { name: 'invoice.created', description: 'A draft invoice was created; data is the invoice.', schema: invoice },
+  {
+    name: 'invoice.created',
+    description: 'A draft invoice was created; data is the invoice.',
+    schema: invoice,
+  },
   { name: 'invoice.sent', description: 'An invoice was marked sent; data is the invoice.', schema: invoice },
   { name: 'invoice.voided', description: 'An invoice was voided; data is the invoice.', schema: invoice },
   {
     name: 'invoice.updated',
-    description: 'An invoice\'s due_date or custom_fields changed; data is the invoice.',
+    description: "An invoice's due_date or custom_fields changed; data is the invoice.",
     schema: invoice,
   },
   {
     name: 'invoice.paid',
-    description: 'A payment brought an invoice\'s balance to 0 (status paid); data is the invoice.',
+    description: "A payment brought an invoice's balance to 0 (status paid); data is the invoice.",
     schema: invoice,
   },
   {
@@ -115,10 +134,14 @@ export const crmEvents: DomainEventType[] = [
     description: 'An account was added to the chart of accounts; data is the account.',
     schema: account,
   },
-  { name: 'journal_entry.created', description: 'A journal entry was created; data is the entry.', schema: journalEntry },
+  {
+    name: 'journal_entry.created',
+    description: 'A journal entry was created; data is the entry.',
+    schema: journalEntry,
+  },
   {
     name: 'journal_entry.updated',
-    description: 'A draft journal entry\'s number, memo, lines or custom_fields changed; data is the entry.',
+    description: "A draft journal entry's number, memo, lines or custom_fields changed; data is the entry.",
     schema: journalEntry,
   },
   {

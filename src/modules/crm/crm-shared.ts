@@ -10,7 +10,10 @@ export type Fields = Record<string, FieldValue>;
  * An enum of strings as a JSON Schema `enum` (validation names the allowed values), statically typed as the
  * union of its values.
  */
-export function oneOf<T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+export function oneOf<T extends string>(
+  values: readonly T[],
+  options: { description?: string } = {},
+): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 

@@ -47,12 +47,18 @@ export async function searchContacts(
 ) {
   let query = db.selectFrom('contacts').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.company_id) query = query.where('company_id', '=', filters.company_id);
-  if (filters.query) query = query.where(matchesText(['name', 'email', 'company_name', 'notes'], filters.query));
+  if (filters.query)
+    query = query.where(matchesText(['name', 'email', 'company_name', 'notes'], filters.query));
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toContact) };
 }
 
-export async function searchCompanies(db: Kysely<DB>, workspaceId: string, filters: { query?: string }, page: PageRequest) {
+export async function searchCompanies(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { query?: string },
+  page: PageRequest,
+) {
   let query = db.selectFrom('companies').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.query) query = query.where(matchesText(['name', 'domain', 'website', 'notes'], filters.query));
   const result = await fetchPage(query, page);

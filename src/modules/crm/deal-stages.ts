@@ -45,9 +45,13 @@ export const createDealStage = defineOperation({
       description: 'Stable key: lower-case letters, digits and underscores; not a built-in key.',
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Sort order; lower first.' })),
+    position: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Sort order; lower first.' }),
+    ),
     kind: Type.Optional(stageKindInput),
-    probability: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Win probability, percent.' })),
+    probability: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100, description: 'Win probability, percent.' }),
+    ),
     color: Type.Optional(Type.String({ maxLength: 32, description: 'Display color, e.g. #2f80ed.' })),
     custom_fields: Type.Optional(customFieldsInput('stage')),
   }),
@@ -91,7 +95,7 @@ export const listDealStages = defineOperation({
   summary: 'List deal stages',
   description:
     'Lists the pipeline stages a deal can be in, ordered by position: the built-in stages (new, qualified, ' +
-    'proposal, won, lost; built_in true) together with the workspace\'s custom stages. Use the key as ' +
+    "proposal, won, lost; built_in true) together with the workspace's custom stages. Use the key as " +
     'stage_key on create_deal and update_deal. `query` matches key and name. Pass next_cursor back as cursor, ' +
     'with the same filters, for the next page.',
   input: Strict({

@@ -23,7 +23,13 @@ export const BUILT_IN_STAGES = [
   { key: 'proposal', name: 'Proposal', position: 30, kind: 'open', probability: 50 },
   { key: 'won', name: 'Won', position: 90, kind: 'won', probability: 100 },
   { key: 'lost', name: 'Lost', position: 100, kind: 'lost', probability: 0 },
-] as const satisfies readonly { key: string; name: string; position: number; kind: StageKind; probability: number }[];
+] as const satisfies readonly {
+  key: string;
+  name: string;
+  position: number;
+  kind: StageKind;
+  probability: number;
+}[];
 
 export const BUILT_IN_KEYS: readonly string[] = BUILT_IN_STAGES.map((s) => s.key);
 
@@ -69,7 +75,12 @@ export async function findStageByKey(db: Kysely<DB>, workspaceId: string, key: s
 }
 
 /** The kind of a stage key (built-in or custom); an unknown key fails validation on `field`. */
-export async function stageKind(db: Kysely<DB>, workspaceId: string, key: string, field: string): Promise<StageKind> {
+export async function stageKind(
+  db: Kysely<DB>,
+  workspaceId: string,
+  key: string,
+  field: string,
+): Promise<StageKind> {
   const builtIn = BUILT_IN_STAGES.find((s) => s.key === key);
   if (builtIn) return builtIn.kind;
   const custom = await findStageByKey(db, workspaceId, key);
@@ -102,7 +113,12 @@ const after = (a: StageKey, b: StageKey) =>
 function parseStageKey(text: string): StageKey {
   try {
     const key = JSON.parse(text) as unknown;
-    if (Array.isArray(key) && typeof key[0] === 'number' && typeof key[1] === 'number' && typeof key[2] === 'string') {
+    if (
+      Array.isArray(key) &&
+      typeof key[0] === 'number' &&
+      typeof key[1] === 'number' &&
+      typeof key[2] === 'string'
+    ) {
       return key as StageKey;
     }
   } catch {
@@ -119,7 +135,9 @@ export async function listStages(
   page: PageRequest,
 ): Promise<Page<StageResource>> {
   const limit = Math.min(page.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  const cursor = page.cursor ? parseStageKey(decodeCursor(page.operation, page.filters, page.cursor)) : undefined;
+  const cursor = page.cursor
+    ? parseStageKey(decodeCursor(page.operation, page.filters, page.cursor))
+    : undefined;
   let query = db.selectFrom('deal_stages').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.query) query = query.where(matchesText(['key', 'name'], filters.query));
   if (cursor) {
@@ -128,10 +146,19 @@ export async function listStages(
       rank === 0
         ? query.where('position', '>=', position)
         : query.where((eb) =>
-            eb.or([eb('position', '>', position), eb.and([eb('position', '=', position), eb('id', '>', id)])]),
+            eb.or([
+              eb('position', '>', position),
+              eb.and([eb('position', '=', position), eb('id', '>', id)]),
+            ]),
           );
   }
-  const custom = (await query.orderBy('position').orderBy('id').limit(limit + 1).execute()).map(toStage);
+  const custom = (
+    await query
+      .orderBy('position')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute()
+  ).map(toStage);
   const text = filters.query?.toLowerCase();
   const builtIns = builtInResources.filter(
     (s) =>
@@ -179,6 +206,16 @@ export async function findDeal(db: Kysely<DB>, workspaceId: string, dealId: stri
     .executeTakeFirst();
 }
 
-export async function updateDealRow(db: Kysely<DB>, workspaceId: string, dealId: string, changes: Partial<DealsTable>) {
-  await db.updateTable('deals').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', dealId).execute();
+export async function updateDealRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  dealId: string,
+  changes: Partial<DealsTable>,
+) {
+  await db
+    .updateTable('deals')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', dealId)
+    .execute();
 }

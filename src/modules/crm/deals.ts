@@ -33,16 +33,29 @@ export const dealRecord: RecordType = {
 const stageKeyInput = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'Stage key, built-in (new, qualified, proposal, won, lost) or custom (list_deal_stages). Preferred.',
+  description:
+    'Stage key, built-in (new, qualified, proposal, won, lost) or custom (list_deal_stages). Preferred.',
 });
-const stageInput = Type.String({ minLength: 1, maxLength: 64, description: 'Same as stage_key; if both are sent they must agree.' });
-const notesInput = Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it (use create_note to accumulate notes).' });
+const stageInput = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Same as stage_key; if both are sent they must agree.',
+});
+const notesInput = Type.String({
+  maxLength: 20_000,
+  description: 'Free text; each write overwrites it (use create_note to accumulate notes).',
+});
 const dealIdInput = idInput('ID of the deal (deal_...).');
 
 /** stage_key wins, stage is accepted; both must agree. Returns the key and the field it came from. */
-function requestedStage(input: { stage?: string; stage_key?: string }): { key: string; field: string } | undefined {
+function requestedStage(input: {
+  stage?: string;
+  stage_key?: string;
+}): { key: string; field: string } | undefined {
   if (input.stage !== undefined && input.stage_key !== undefined && input.stage !== input.stage_key) {
-    throw validationFailed([{ field: 'stage', message: `must equal stage_key ("${input.stage_key}") when both are sent` }]);
+    throw validationFailed([
+      { field: 'stage', message: `must equal stage_key ("${input.stage_key}") when both are sent` },
+    ]);
   }
   if (input.stage_key !== undefined) return { key: input.stage_key, field: 'stage_key' };
   if (input.stage !== undefined) return { key: input.stage, field: 'stage' };
@@ -62,7 +75,11 @@ export interface NewDeal {
 }
 
 /** Creates a deal with its audit event and deal.created; shared by create_deal and convert_lead. */
-export async function createDealRecord(ctx: OperationContext, input: NewDeal, stageField = 'stage_key'): Promise<DealResource> {
+export async function createDealRecord(
+  ctx: OperationContext,
+  input: NewDeal,
+  stageField = 'stage_key',
+): Promise<DealResource> {
   const stage = requestedStage(input) ?? { key: 'new', field: stageField };
   const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
   if (input.company_id) await ctx.requireRecord('company', input.company_id);
@@ -159,14 +176,17 @@ async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatc
   if (patch.amount_cents !== undefined) next.amount_cents = patch.amount_cents;
   if (patch.currency !== undefined) next.currency = patch.currency;
   if (patch.notes !== undefined) next.notes = patch.notes;
-  const fields = patch.custom_fields ? mergeFields(parseFields(row.custom_fields), patch.custom_fields) : undefined;
+  const fields = patch.custom_fields
+    ? mergeFields(parseFields(row.custom_fields), patch.custom_fields)
+    : undefined;
   if (fields && !sameFields(fields, before.custom_fields)) next.custom_fields = JSON.stringify(fields);
 
   const after = toDeal(next);
   const changes: Change[] = [];
   const compared = ['stage', 'amount_cents', 'currency', 'custom_fields', 'notes', 'closed_at'] as const;
   for (const field of compared) {
-    const changed = field === 'custom_fields' ? !sameFields(before[field], after[field]) : before[field] !== after[field];
+    const changed =
+      field === 'custom_fields' ? !sameFields(before[field], after[field]) : before[field] !== after[field];
     if (changed) changes.push({ field, from: before[field], to: after[field] });
   }
   if (changes.length === 0) {
@@ -179,7 +199,12 @@ async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatc
   const deal = toDeal(next);
   ctx.audit({ targetType: 'deal', targetId: dealId, changedFields: changes.map((c) => c.field) });
   if (before.stage !== deal.stage) {
-    ctx.emit({ name: 'deal.stage_changed', targetType: 'deal', targetId: dealId, data: { ...deal, previous_stage: before.stage } });
+    ctx.emit({
+      name: 'deal.stage_changed',
+      targetType: 'deal',
+      targetId: dealId,
+      data: { ...deal, previous_stage: before.stage },
+    });
   }
   if (changes.some((c) => c.field !== 'stage' && c.field !== 'closed_at')) {
     ctx.emit({ name: 'deal.updated', targetType: 'deal', targetId: dealId, data: deal });
@@ -234,7 +259,9 @@ export const updateDealStage = defineOperation({
     'dry_run true (its usage event is recorded). Emits deal.stage_changed when applied and the stage changes.',
   input: Strict({
     deal_id: dealIdInput,
-    stage: oneOf(['new', 'qualified', 'proposal', 'won', 'lost'] as const, { description: 'Built-in stage key.' }),
+    stage: oneOf(['new', 'qualified', 'proposal', 'won', 'lost'] as const, {
+      description: 'Built-in stage key.',
+    }),
   }),
   rest: {
     method: 'PATCH',

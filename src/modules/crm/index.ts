@@ -1,5 +1,9 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import { accountingAccountRecord, createAccountingAccount, listAccountingAccounts } from './accounting-accounts.ts';
+import {
+  accountingAccountRecord,
+  createAccountingAccount,
+  listAccountingAccounts,
+} from './accounting-accounts.ts';
 import { companyRecord, createCompany, searchCompaniesOperation } from './companies.ts';
 import { contactRecord, createContact, searchContactsOperation } from './contacts.ts';
 import { crmEvents } from './crm-events.ts';
@@ -60,5 +64,12 @@ export const crmModule: ModuleDefinition = {
     noteRecord,
   ],
   events: crmEvents,
-  summary: [{ module: 'crm', scope: 'crm:read', key: 'crm', compute: (db, workspaceId) => crmCounts(db, workspaceId) }],
+  summary: [
+    {
+      module: 'crm',
+      scope: 'crm:read',
+      key: 'crm',
+      compute: (db, workspaceId) => crmCounts(db, workspaceId),
+    },
+  ],
 };

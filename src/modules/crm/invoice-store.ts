@@ -79,7 +79,12 @@ export async function updateInvoiceRow(
   invoiceId: string,
   changes: Partial<InvoicesTable>,
 ) {
-  await db.updateTable('invoices').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', invoiceId).execute();
+  await db
+    .updateTable('invoices')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .execute();
 }
 
 export interface InvoiceFilters {
@@ -89,7 +94,12 @@ export interface InvoiceFilters {
   deal_id?: string;
 }
 
-export async function listInvoices(db: Kysely<DB>, workspaceId: string, filters: InvoiceFilters, page: PageRequest) {
+export async function listInvoices(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: InvoiceFilters,
+  page: PageRequest,
+) {
   let query = db.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.company_id) query = query.where('company_id', '=', filters.company_id);

@@ -17,7 +17,13 @@ import {
   uniquely,
 } from './crm-shared.ts';
 import type { InvoicesTable } from './crm-tables.ts';
-import { findInvoice, invoiceNumberTaken, listInvoices, toInvoice, updateInvoiceRow } from './invoice-store.ts';
+import {
+  findInvoice,
+  invoiceNumberTaken,
+  listInvoices,
+  toInvoice,
+  updateInvoiceRow,
+} from './invoice-store.ts';
 
 export const invoiceRecord: RecordType = {
   type: 'invoice',
@@ -32,10 +38,20 @@ export const invoiceRecord: RecordType = {
 const invoiceStatus = oneOf(['draft', 'sent', 'partially_paid', 'paid', 'void'] as const);
 
 const lineItem = Strict({
-  kind: Type.String({ minLength: 1, maxLength: 64, description: 'What the line is, e.g. product, service, fee.' }),
+  kind: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'What the line is, e.g. product, service, fee.',
+  }),
   name: Type.String({ minLength: 1, maxLength: 500 }),
-  unit_amount_cents: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Price of one unit, in cents.' }),
-  quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Units (default 1).' })),
+  unit_amount_cents: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000_000_000,
+    description: 'Price of one unit, in cents.',
+  }),
+  quantity: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Units (default 1).' }),
+  ),
 });
 
 export const createInvoice = defineOperation({
@@ -52,7 +68,11 @@ export const createInvoice = defineOperation({
     'update_invoice (status sent) and record money against it with record_payment. Send an idempotency_key ' +
     'so a retry returns the same invoice. Writes an audit event and emits invoice.created.',
   input: Strict({
-    invoice_number: Type.String({ minLength: 1, maxLength: 100, description: 'Your invoice number; unique in the workspace.' }),
+    invoice_number: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Your invoice number; unique in the workspace.',
+    }),
     company_id: Type.Optional(idInput('ID of an existing company (cmp_...).')),
     contact_id: Type.Optional(idInput('ID of an existing contact (con_...).')),
     deal_id: Type.Optional(idInput('ID of an existing deal (deal_...).')),
@@ -145,14 +165,20 @@ export const updateInvoice = defineOperation({
   input: Strict({
     invoice_id: idInput('ID of the invoice (inv_...).'),
     status: Type.Optional(oneOf(['sent', 'void'] as const)),
-    due_date: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'ISO 8601 date-time, or null.' })),
+    due_date: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'ISO 8601 date-time, or null.',
+      }),
+    ),
     custom_fields: Type.Optional(customFieldsInput('invoice (merged key by key; null removes a key)')),
   }),
   rest: { method: 'PATCH', path: '/v1/invoices/{invoice_id}' },
   responseKey: 'invoice',
   handler: async (ctx, input) => {
     if (input.status === undefined && input.due_date === undefined && input.custom_fields === undefined) {
-      throw validationFailed([{ field: '(body)', message: 'send at least one of status, due_date, custom_fields' }]);
+      throw validationFailed([
+        { field: '(body)', message: 'send at least one of status, due_date, custom_fields' },
+      ]);
     }
     const row = await findInvoice(ctx.db, ctx.workspaceId, input.invoice_id);
     if (!row) throw notFound('invoice');
@@ -160,11 +186,16 @@ export const updateInvoice = defineOperation({
     const changed: string[] = [];
     if (input.status !== undefined && input.status !== row.status) {
       if (row.status === 'void') {
-        throw validationFailed([{ field: 'status', message: 'the invoice is void; a void invoice cannot change' }]);
+        throw validationFailed([
+          { field: 'status', message: 'the invoice is void; a void invoice cannot change' },
+        ]);
       }
       if (row.status === 'partially_paid' || row.status === 'paid') {
         throw validationFailed([
-          { field: 'status', message: `the invoice is ${row.status}; an invoice with payments cannot become ${input.status}` },
+          {
+            field: 'status',
+            message: `the invoice is ${row.status}; an invoice with payments cannot become ${input.status}`,
+          },
         ]);
       }
       next.status = input.status;
@@ -185,7 +216,9 @@ export const updateInvoice = defineOperation({
       }
     }
     if (changed.length && row.status === 'void') {
-      throw validationFailed([{ field: 'invoice_id', message: 'the invoice is void; a void invoice cannot change' }]);
+      throw validationFailed([
+        { field: 'invoice_id', message: 'the invoice is void; a void invoice cannot change' },
+      ]);
     }
     if (changed.length) {
       next.updated_at = ctx.now;

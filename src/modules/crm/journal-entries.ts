@@ -14,7 +14,17 @@ import {
   missingAccounts,
   toJournalEntry,
 } from './accounting-store.ts';
-import { centsInput, customFieldsInput, idInput, mergeFields, newFields, oneOf, parseFields, sameFields, uniquely } from './crm-shared.ts';
+import {
+  centsInput,
+  customFieldsInput,
+  idInput,
+  mergeFields,
+  newFields,
+  oneOf,
+  parseFields,
+  sameFields,
+  uniquely,
+} from './crm-shared.ts';
 import type { JournalEntriesTable } from './crm-tables.ts';
 
 export const journalEntryRecord: RecordType = {
@@ -30,8 +40,12 @@ export const journalEntryRecord: RecordType = {
 const entryStatus = oneOf(['draft', 'posted'] as const);
 const line = Strict({
   account_id: idInput('ID of an accounting account (acct_...).'),
-  debit_cents: Type.Optional(centsInput(0, 'Debit amount; exactly one of debit_cents and credit_cents is above 0.')),
-  credit_cents: Type.Optional(centsInput(0, 'Credit amount; exactly one of debit_cents and credit_cents is above 0.')),
+  debit_cents: Type.Optional(
+    centsInput(0, 'Debit amount; exactly one of debit_cents and credit_cents is above 0.'),
+  ),
+  credit_cents: Type.Optional(
+    centsInput(0, 'Credit amount; exactly one of debit_cents and credit_cents is above 0.'),
+  ),
 });
 const linesInput = Type.Array(line, {
   minItems: 2,
@@ -42,7 +56,11 @@ const linesInput = Type.Array(line, {
 type LineInput = { account_id: string; debit_cents?: number; credit_cents?: number };
 
 const normalize = (lines: LineInput[]): JournalLine[] =>
-  lines.map((l) => ({ account_id: l.account_id, debit_cents: l.debit_cents ?? 0, credit_cents: l.credit_cents ?? 0 }));
+  lines.map((l) => ({
+    account_id: l.account_id,
+    debit_cents: l.debit_cents ?? 0,
+    credit_cents: l.credit_cents ?? 0,
+  }));
 
 /** Checks a set of lines (one side each, balanced, accounts exist) and returns them normalized with the total. */
 async function checkLines(ctx: OperationContext, lines: LineInput[]) {
@@ -50,7 +68,10 @@ async function checkLines(ctx: OperationContext, lines: LineInput[]) {
   const oneSided: FieldError[] = [];
   normalized.forEach((l, i) => {
     if (l.debit_cents > 0 === l.credit_cents > 0) {
-      oneSided.push({ field: `lines[${i}]`, message: 'needs exactly one of debit_cents or credit_cents above 0' });
+      oneSided.push({
+        field: `lines[${i}]`,
+        message: 'needs exactly one of debit_cents or credit_cents above 0',
+      });
     }
   });
   if (oneSided.length) throw validationFailed(oneSided);
@@ -62,10 +83,17 @@ async function checkLines(ctx: OperationContext, lines: LineInput[]) {
       `The entry is unbalanced: debits total ${debits} cents, credits total ${credits} cents.`,
     );
   }
-  if (!Number.isSafeInteger(debits)) throw validationFailed([{ field: 'lines', message: 'the entry total is too large' }]);
-  const missing = await missingAccounts(ctx.db, ctx.workspaceId, normalized.map((l) => l.account_id));
+  if (!Number.isSafeInteger(debits))
+    throw validationFailed([{ field: 'lines', message: 'the entry total is too large' }]);
+  const missing = await missingAccounts(
+    ctx.db,
+    ctx.workspaceId,
+    normalized.map((l) => l.account_id),
+  );
   if (missing.length) {
-    throw fail('resource_not_found', { message: `The accounting account ${missing[0]} does not exist in this workspace.` });
+    throw fail('resource_not_found', {
+      message: `The accounting account ${missing[0]} does not exist in this workspace.`,
+    });
   }
   return { lines: normalized, total: debits };
 }
@@ -93,7 +121,9 @@ export const createJournalEntry = defineOperation({
     'idempotency_key so a retry returns the same entry. Writes an audit event and emits journal_entry.created ' +
     '(and journal_entry.posted when created posted).',
   input: Strict({
-    entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, unique in the workspace.' })),
+    entry_number: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, unique in the workspace.' }),
+    ),
     status: Type.Optional(entryStatus),
     memo: Type.Optional(Type.String({ maxLength: 2000 })),
     lines: linesInput,
@@ -118,12 +148,21 @@ export const createJournalEntry = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('journal_entries').values(row).execute(), 'entry_number', duplicate);
+    await uniquely(
+      () => ctx.db.insertInto('journal_entries').values(row).execute(),
+      'entry_number',
+      duplicate,
+    );
     const entry = toJournalEntry(row);
     ctx.audit({ targetType: 'journal_entry', targetId: entry.id, changedFields: Object.keys(input) });
     ctx.emit({ name: 'journal_entry.created', targetType: 'journal_entry', targetId: entry.id, data: entry });
     if (status === 'posted') {
-      ctx.emit({ name: 'journal_entry.posted', targetType: 'journal_entry', targetId: entry.id, data: entry });
+      ctx.emit({
+        name: 'journal_entry.posted',
+        targetType: 'journal_entry',
+        targetId: entry.id,
+        data: entry,
+      });
     }
     return { body: { journal_entry: entry }, createdId: entry.id };
   },
@@ -146,7 +185,12 @@ export const listJournalEntriesOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/accounting/journal-entries' },
   responseKey: 'journal_entries',
   handler: async (ctx, input) => {
-    const page = await listJournalEntries(ctx.db, ctx.workspaceId, input, pageRequest('list_journal_entries', input));
+    const page = await listJournalEntries(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_journal_entries', input),
+    );
     return { body: listBody('journal_entries', page) };
   },
 });
@@ -192,7 +236,10 @@ export const updateJournalEntry = defineOperation({
         (input.custom_fields === undefined || sameFields(mergeFields(current, input.custom_fields), current));
       if (!restates) {
         throw validationFailed([
-          { field: 'journal_entry_id', message: 'is posted; a posted entry cannot be changed (record a reversing entry)' },
+          {
+            field: 'journal_entry_id',
+            message: 'is posted; a posted entry cannot be changed (record a reversing entry)',
+          },
         ]);
       }
     }
@@ -227,12 +274,20 @@ export const updateJournalEntry = defineOperation({
       next.posted_at = ctx.now;
       changed.push('status');
     }
-    const duplicate = changed.includes('entry_number') ? await checkEntryNumber(ctx, next.entry_number!, row.id) : '';
+    const duplicate = changed.includes('entry_number')
+      ? await checkEntryNumber(ctx, next.entry_number!, row.id)
+      : '';
     if (changed.length) {
       next.updated_at = ctx.now;
       const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
       await uniquely(
-        () => ctx.db.updateTable('journal_entries').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute(),
+        () =>
+          ctx.db
+            .updateTable('journal_entries')
+            .set(set)
+            .where('workspace_id', '=', ctx.workspaceId)
+            .where('id', '=', row.id)
+            .execute(),
         'entry_number',
         duplicate,
       );

@@ -38,13 +38,22 @@ async function conversionResult(ctx: OperationContext, lead: LeadsTable) {
 function checkRepeat(lead: LeadsTable, input: ConvertInput) {
   const conflicts: { field: string; message: string }[] = [];
   if (input.contact_id !== undefined && input.contact_id !== lead.converted_contact_id) {
-    conflicts.push({ field: 'contact_id', message: `the lead was already converted to contact ${lead.converted_contact_id}` });
+    conflicts.push({
+      field: 'contact_id',
+      message: `the lead was already converted to contact ${lead.converted_contact_id}`,
+    });
   }
   if (input.company_id !== undefined && input.company_id !== lead.converted_company_id) {
-    conflicts.push({ field: 'company_id', message: `the lead was already converted with company ${lead.converted_company_id ?? '(none)'}` });
+    conflicts.push({
+      field: 'company_id',
+      message: `the lead was already converted with company ${lead.converted_company_id ?? '(none)'}`,
+    });
   }
   if (input.create_deal === true && !lead.converted_deal_id) {
-    conflicts.push({ field: 'create_deal', message: 'the lead was already converted without a deal; use create_deal' });
+    conflicts.push({
+      field: 'create_deal',
+      message: 'the lead was already converted without a deal; use create_deal',
+    });
   }
   if (conflicts.length) throw validationFailed(conflicts, 'The lead is already converted, to other records.');
 }
@@ -58,8 +67,11 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
     return conversionResult(ctx, lead);
   }
   if (input.create_deal !== true) {
-    const dealOnly = (['deal_name', 'stage_key', 'amount_cents', 'currency'] as const).find((f) => input[f] !== undefined);
-    if (dealOnly) throw validationFailed([{ field: dealOnly, message: 'applies only with create_deal true' }]);
+    const dealOnly = (['deal_name', 'stage_key', 'amount_cents', 'currency'] as const).find(
+      (f) => input[f] !== undefined,
+    );
+    if (dealOnly)
+      throw validationFailed([{ field: dealOnly, message: 'applies only with create_deal true' }]);
   }
 
   // Given records must exist before anything is written; the rest runs in the call's transaction, so a
@@ -77,7 +89,12 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    ctx.audit({ targetType: 'company', targetId: String(company.id), action: 'create', changedFields: ['name'] });
+    ctx.audit({
+      targetType: 'company',
+      targetId: String(company.id),
+      action: 'create',
+      changedFields: ['name'],
+    });
     ctx.emit({ name: 'company.created', targetType: 'company', targetId: String(company.id), data: company });
   }
   let contact = givenContact;
@@ -94,8 +111,15 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    const fields = ['name', 'email', 'phone', 'company_id', 'company_name'].filter((f) => contact![f] !== null);
-    ctx.audit({ targetType: 'contact', targetId: String(contact.id), action: 'create', changedFields: fields });
+    const fields = ['name', 'email', 'phone', 'company_id', 'company_name'].filter(
+      (f) => contact![f] !== null,
+    );
+    ctx.audit({
+      targetType: 'contact',
+      targetId: String(contact.id),
+      action: 'create',
+      changedFields: fields,
+    });
     ctx.emit({ name: 'contact.created', targetType: 'contact', targetId: String(contact.id), data: contact });
   }
   const deal =
@@ -143,7 +167,7 @@ export const convertLead = defineOperation({
     'Turns a lead into CRM records in one all-or-nothing step. Uses contact_id and company_id when given ' +
     '(they must exist); otherwise creates the contact from the lead (name, email, phone, company) and, when ' +
     'the lead has a company_name and no company_id is given, the company. With create_deal true it also ' +
-    'creates a deal (deal_name defaults to the lead\'s name, stage_key to new, amount_cents to 0, currency ' +
+    "creates a deal (deal_name defaults to the lead's name, stage_key to new, amount_cents to 0, currency " +
     'to USD). The lead becomes converted and keeps conversion_reason and the IDs it produced. Returns ' +
     '{lead, contact, company?, deal?}. Safe to repeat: converting a converted lead creates nothing and ' +
     'returns the same records. Writes one audit event per record created or changed and emits lead.converted ' +
@@ -152,12 +176,20 @@ export const convertLead = defineOperation({
     lead_id: idInput('ID of the lead (lead_...).'),
     company_id: Type.Optional(idInput('Existing company to link instead of creating one from company_name.')),
     contact_id: Type.Optional(idInput('Existing contact to link instead of creating one from the lead.')),
-    create_deal: Type.Optional(Type.Boolean({ description: 'Also create a deal for the contact (default false).' })),
-    deal_name: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Default: the lead\'s name.' })),
-    stage_key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Stage of the new deal; default new.' })),
+    create_deal: Type.Optional(
+      Type.Boolean({ description: 'Also create a deal for the contact (default false).' }),
+    ),
+    deal_name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: "Default: the lead's name." }),
+    ),
+    stage_key: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Stage of the new deal; default new.' }),
+    ),
     amount_cents: Type.Optional(centsInput(0, 'Value of the new deal in the smallest currency unit.')),
     currency: Type.Optional(currencyInput()),
-    conversion_reason: Type.Optional(Type.String({ maxLength: 2000, description: 'Why the lead was converted.' })),
+    conversion_reason: Type.Optional(
+      Type.String({ maxLength: 2000, description: 'Why the lead was converted.' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/leads/{lead_id}/convert' },
   responseKey: 'lead',

@@ -35,7 +35,10 @@ export function fieldText(value: string | number | boolean): string {
 
 export async function insertLead(db: Kysely<DB>, row: LeadsTable) {
   await db.insertInto('leads').values(row).execute();
-  const fields = Object.entries(parseFields(row.custom_fields)).filter(([, v]) => v !== null) as [string, string | number | boolean][];
+  const fields = Object.entries(parseFields(row.custom_fields)).filter(([, v]) => v !== null) as [
+    string,
+    string | number | boolean,
+  ][];
   if (fields.length) {
     await db
       .insertInto('lead_custom_fields')
@@ -62,8 +65,18 @@ export async function findLead(db: Kysely<DB>, workspaceId: string, leadId: stri
     .executeTakeFirst();
 }
 
-export async function updateLeadRow(db: Kysely<DB>, workspaceId: string, leadId: string, changes: Partial<LeadsTable>) {
-  await db.updateTable('leads').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', leadId).execute();
+export async function updateLeadRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  leadId: string,
+  changes: Partial<LeadsTable>,
+) {
+  await db
+    .updateTable('leads')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', leadId)
+    .execute();
 }
 
 export interface LeadFilters {
@@ -74,11 +87,17 @@ export interface LeadFilters {
   custom_field_value?: string;
 }
 
-export async function listLeads(db: Kysely<DB>, workspaceId: string, filters: LeadFilters, page: PageRequest) {
+export async function listLeads(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: LeadFilters,
+  page: PageRequest,
+) {
   let query = db.selectFrom('leads').selectAll('leads').where('leads.workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.source) query = query.where('source', '=', filters.source);
-  if (filters.query) query = query.where(matchesText(['name', 'email', 'company_name', 'title'], filters.query));
+  if (filters.query)
+    query = query.where(matchesText(['name', 'email', 'company_name', 'title'], filters.query));
   const { custom_field_key: key, custom_field_value: value } = filters;
   if (key !== undefined) {
     query = query.where(({ exists, selectFrom }) => {
@@ -88,7 +107,9 @@ export async function listLeads(db: Kysely<DB>, workspaceId: string, filters: Le
         .whereRef('f.lead_id', '=', 'leads.id')
         .where('f.key', '=', key);
       if (value !== undefined) {
-        match = match.where('f.value_prefix', '=', value.slice(0, PREFIX_LENGTH)).where('f.value_text', '=', value);
+        match = match
+          .where('f.value_prefix', '=', value.slice(0, PREFIX_LENGTH))
+          .where('f.value_text', '=', value);
       }
       return exists(match);
     });

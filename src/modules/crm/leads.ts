@@ -18,9 +18,12 @@ export const leadRecord: RecordType = {
   toResource: toLead,
 };
 
-const sourceInput = oneOf(['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const, {
-  description: 'Where the lead came from; default api on REST and mcp on MCP.',
-});
+const sourceInput = oneOf(
+  ['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const,
+  {
+    description: 'Where the lead came from; default api on REST and mcp on MCP.',
+  },
+);
 const statusInput = oneOf(['new', 'working', 'qualified', 'disqualified', 'converted'] as const);
 
 export const createLead = defineOperation({
@@ -39,11 +42,17 @@ export const createLead = defineOperation({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
     phone: Type.Optional(Type.String({ maxLength: 64 })),
-    company_name: Type.Optional(Type.String({ maxLength: 500, description: 'Company as text; convert_lead creates it.' })),
+    company_name: Type.Optional(
+      Type.String({ maxLength: 500, description: 'Company as text; convert_lead creates it.' }),
+    ),
     title: Type.Optional(Type.String({ maxLength: 500, description: 'Job title.' })),
     source: Type.Optional(sourceInput),
-    score: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Lead score; higher is hotter.' })),
-    custom_fields: Type.Optional(customFieldsInput('lead (queryable with custom_field_key and custom_field_value)')),
+    score: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Lead score; higher is hotter.' }),
+    ),
+    custom_fields: Type.Optional(
+      customFieldsInput('lead (queryable with custom_field_key and custom_field_value)'),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/leads' },
   responseKey: 'lead',
@@ -90,7 +99,9 @@ export const listLeadsOperation = defineOperation({
     status: Type.Optional(statusInput),
     source: Type.Optional(sourceInput),
     custom_field_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    custom_field_value: Type.Optional(Type.String({ maxLength: 10_000, description: 'Needs custom_field_key.' })),
+    custom_field_value: Type.Optional(
+      Type.String({ maxLength: 10_000, description: 'Needs custom_field_key.' }),
+    ),
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/leads' },

@@ -31,8 +31,18 @@ export async function findNote(db: Kysely<DB>, workspaceId: string, noteId: stri
     .executeTakeFirst();
 }
 
-export async function updateNoteRow(db: Kysely<DB>, workspaceId: string, noteId: string, changes: Partial<NotesTable>) {
-  await db.updateTable('notes').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', noteId).execute();
+export async function updateNoteRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  noteId: string,
+  changes: Partial<NotesTable>,
+) {
+  await db
+    .updateTable('notes')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', noteId)
+    .execute();
 }
 
 export interface NoteFilters {
@@ -42,7 +52,12 @@ export interface NoteFilters {
   query?: string;
 }
 
-export async function listNotes(db: Kysely<DB>, workspaceId: string, filters: NoteFilters, page: PageRequest) {
+export async function listNotes(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: NoteFilters,
+  page: PageRequest,
+) {
   let query = db
     .selectFrom('notes')
     .selectAll()

@@ -6,7 +6,15 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
-import { customFieldsInput, type Fields, idInput, mergeFields, newFields, parseFields, sameFields } from './crm-shared.ts';
+import {
+  customFieldsInput,
+  type Fields,
+  idInput,
+  mergeFields,
+  newFields,
+  parseFields,
+  sameFields,
+} from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
 import { findNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
 
@@ -29,14 +37,22 @@ const SUBJECTS = [
 
 const bodyInput = Type.String({ minLength: 1, maxLength: 100_000 });
 const titleInput = Type.String({ maxLength: 500 });
-const metadataInput = FreeFields('Machine-readable data about the note (source system, message ID ...): scalar values.');
+const metadataInput = FreeFields(
+  'Machine-readable data about the note (source system, message ID ...): scalar values.',
+);
 const noSubject = () =>
   validationFailed(
-    SUBJECTS.map(([field]) => ({ field, message: 'a note must name at least one of contact_id, company_id, deal_id' })),
+    SUBJECTS.map(([field]) => ({
+      field,
+      message: 'a note must name at least one of contact_id, company_id, deal_id',
+    })),
   );
 
 /** Every subject named must exist in this workspace (resource_not_found). */
-async function checkSubjects(ctx: OperationContext, subjects: Partial<Record<(typeof SUBJECTS)[number][0], string | null>>) {
+async function checkSubjects(
+  ctx: OperationContext,
+  subjects: Partial<Record<(typeof SUBJECTS)[number][0], string | null>>,
+) {
   for (const [field, type] of SUBJECTS) {
     const id = subjects[field];
     if (id) await ctx.requireRecord(type, id);
@@ -120,7 +136,9 @@ export const listNotesOperation = defineOperation({
 });
 
 const nullableSubject = (what: string) =>
-  Type.Union([idInput(`${what} the note is about.`), Type.Null()], { description: `${what} the note is about; null unlinks it.` });
+  Type.Union([idInput(`${what} the note is about.`), Type.Null()], {
+    description: `${what} the note is about; null unlinks it.`,
+  });
 
 export const updateNote = defineOperation({
   name: 'update_note',
@@ -129,7 +147,7 @@ export const updateNote = defineOperation({
   kind: 'update',
   summary: 'Edit a note',
   description:
-    'Changes a note\'s title, body, subjects (contact_id, company_id, deal_id: must exist; null unlinks; ' +
+    "Changes a note's title, body, subjects (contact_id, company_id, deal_id: must exist; null unlinks; " +
     'at least one must remain), custom_fields or metadata (both merged key by key; null removes a key). At ' +
     'least one field must change, otherwise validation_failed. Archived notes are not found. Writes an audit ' +
     'event naming the changed fields and emits note.updated.',
@@ -169,7 +187,12 @@ export const updateNote = defineOperation({
     }
     if (changed.length === 0) {
       throw validationFailed(
-        [{ field: '(body)', message: 'changes nothing: send at least one field with a value different from the note\'s' }],
+        [
+          {
+            field: '(body)',
+            message: "changes nothing: send at least one field with a value different from the note's",
+          },
+        ],
         'update_note must change at least one field.',
       );
     }

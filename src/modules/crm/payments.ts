@@ -54,45 +54,72 @@ export const recordPayment = defineOperation({
   summary: 'Record a payment',
   description:
     'Records money received, optionally against an invoice (without invoice_id it is an unapplied payment). ' +
-    'With an invoice: it must exist and not be void, currency (default: the invoice\'s) must match it, and ' +
-    'amount_cents may not exceed balance_cents; in the same transaction the invoice\'s amount_paid_cents and ' +
-    'status move (partially_paid, then paid). provider_reference_id (the processor\'s charge ID) cannot be ' +
+    "With an invoice: it must exist and not be void, currency (default: the invoice's) must match it, and " +
+    "amount_cents may not exceed balance_cents; in the same transaction the invoice's amount_paid_cents and " +
+    "status move (partially_paid, then paid). provider_reference_id (the processor's charge ID) cannot be " +
     'recorded twice for the same provider. Send an idempotency_key so a retry returns the same payment. ' +
     'Writes audit events for the payment and the invoice; emits payment.recorded and, when the invoice ' +
     'becomes fully paid, invoice.paid.',
   input: Strict({
-    invoice_id: Type.Optional(idInput('ID of the invoice this pays (inv_...); omit for an unapplied payment.')),
+    invoice_id: Type.Optional(
+      idInput('ID of the invoice this pays (inv_...); omit for an unapplied payment.'),
+    ),
     amount_cents: centsInput(1, 'Amount received in the smallest currency unit, at least 1.'),
-    currency: Type.Optional(currencyInput('ISO 4217 code in upper case; default the invoice\'s currency, else USD.')),
-    paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the money was received; default now.' })),
-    provider: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Payment processor or method, e.g. stripe, bank_transfer.' })),
+    currency: Type.Optional(
+      currencyInput("ISO 4217 code in upper case; default the invoice's currency, else USD."),
+    ),
+    paid_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the money was received; default now.' }),
+    ),
+    provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Payment processor or method, e.g. stripe, bank_transfer.',
+      }),
+    ),
     provider_reference_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'The provider\'s ID of this payment; unique per provider.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: "The provider's ID of this payment; unique per provider.",
+      }),
     ),
     custom_fields: Type.Optional(customFieldsInput('payment')),
   }),
   rest: { method: 'POST', path: '/v1/payments' },
   responseKey: 'payment',
   handler: async (ctx, input) => {
-    const invoice = input.invoice_id ? await findInvoice(ctx.db, ctx.workspaceId, input.invoice_id) : undefined;
+    const invoice = input.invoice_id
+      ? await findInvoice(ctx.db, ctx.workspaceId, input.invoice_id)
+      : undefined;
     if (input.invoice_id && !invoice) throw notFound('invoice');
     const currency = input.currency ?? invoice?.currency ?? 'USD';
     if (invoice) {
       if (invoice.status === 'void') {
-        throw validationFailed([{ field: 'invoice_id', message: 'the invoice is void; a void invoice takes no payments' }]);
+        throw validationFailed([
+          { field: 'invoice_id', message: 'the invoice is void; a void invoice takes no payments' },
+        ]);
       }
       if (currency !== invoice.currency) {
-        throw validationFailed([{ field: 'currency', message: `must match the invoice currency ${invoice.currency}` }]);
+        throw validationFailed([
+          { field: 'currency', message: `must match the invoice currency ${invoice.currency}` },
+        ]);
       }
       const balance = Number(invoice.total_cents) - Number(invoice.amount_paid_cents);
       if (input.amount_cents > balance) {
         throw validationFailed([
-          { field: 'amount_cents', message: `exceeds the invoice balance of ${balance} cents ${invoice.currency}` },
+          {
+            field: 'amount_cents',
+            message: `exceeds the invoice balance of ${balance} cents ${invoice.currency}`,
+          },
         ]);
       }
     }
     const referenceKey =
-      input.provider_reference_id !== undefined ? JSON.stringify([input.provider ?? null, input.provider_reference_id]) : null;
+      input.provider_reference_id !== undefined
+        ? JSON.stringify([input.provider ?? null, input.provider_reference_id])
+        : null;
     const duplicate = `a payment with this provider_reference_id${input.provider ? ` from ${input.provider}` : ''} is already recorded`;
     if (referenceKey && (await paymentWithReference(ctx.db, ctx.workspaceId, referenceKey))) {
       throw validationFailed([{ field: 'provider_reference_id', message: duplicate }]);
@@ -111,7 +138,11 @@ export const recordPayment = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('payments').values(row).execute(), 'provider_reference_id', duplicate);
+    await uniquely(
+      () => ctx.db.insertInto('payments').values(row).execute(),
+      'provider_reference_id',
+      duplicate,
+    );
     const payment = toPayment(row);
     ctx.audit({ targetType: 'payment', targetId: payment.id, changedFields: Object.keys(input) });
     ctx.emit({ name: 'payment.recorded', targetType: 'payment', targetId: payment.id, data: payment });
