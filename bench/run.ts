@@ -1,0 +1,136 @@
+// `npm run bench`: starts the service on SQLite in a child process, loads it over loopback with autocannon,
+// and prints throughput and latency next to a bare Fastify + SQLite insert yardstick.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { createCredential, createWorkspace } from '../src/admin/workspace-admin.ts';
+import { loadConfig } from '../src/config.ts';
+import { SCOPES } from '../src/core/catalogue.ts';
+import { systemClock } from '../src/core/clock.ts';
+import { newId } from '../src/core/ids.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const TASKS = Number(process.env.BENCH_TASKS ?? 100_000);
+const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
+
+async function spawnServer(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    const ready = await fetch(readyUrl).then((r) => r.status < 500, () => false);
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error(`${args.join(' ')} did not become ready`);
+}
+
+async function load(name: string, options: autocannon.Options) {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures > 0) throw new Error(`${name}: ${failures} failed requests`);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+}
+
+async function seed(dataDir: string) {
+  const config = loadConfig({ WOS_DATA_DIR: dataDir, WOS_ADMIN_TOKEN: OPERATOR });
+  const database = openDatabase(config);
+  await migrateToLatest(database.db);
+  const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
+  const workspace = await createWorkspace(call, { name: 'Bench' });
+  const { updateWorkspace } = await import('../src/admin/workspace-admin.ts');
+  await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
+  const apiKey = (await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
+  const mcpToken = (await createCredential(call, workspace.id, { kind: 'mcp_token', name: 'bench', scopes: [...SCOPES] })).token;
+  const now = new Date().toISOString();
+  const statuses = ['open', 'completed', 'canceled'] as const;
+  for (let start = 0; start < TASKS; start += 500) {
+    const rows = Array.from({ length: Math.min(500, TASKS - start) }, (_, i) => ({
+      workspace_id: workspace.id,
+      id: newId('tsk'),
+      title: `Seeded task ${start + i}`,
+      description: null,
+      status: statuses[(start + i) % 3]!,
+      due_at: null,
+      assignee_id: `agent-${(start + i) % 50}`,
+      related_resource_type: null,
+      related_resource_id: null,
+      completed_note: null,
+      completed_at: null,
+      created_at: now,
+      updated_at: now,
+    }));
+    await database.db.insertInto('tasks').values(rows).execute();
+  }
+  await database.close();
+  return { apiKey, mcpToken };
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-'));
+  const seeded = Date.now();
+  const { apiKey, mcpToken } = await seed(path.join(dir, 'service'));
+  process.stdout.write(`seeded ${TASKS} tasks in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`);
+
+  const bare = await spawnServer(
+    ['--import', 'tsx', 'bench/bare-server.ts'],
+    { BENCH_DIR: path.join(dir, 'bare'), PORT: '18081' },
+    'http://127.0.0.1:18081/ready',
+  );
+  const service = await spawnServer(['bin/wos.js', 'serve'], {
+    WOS_DATA_DIR: path.join(dir, 'service'),
+    WOS_ADMIN_TOKEN: OPERATOR,
+    WOS_LOG_LEVEL: 'warn',
+    PORT: '18080',
+  }, 'http://127.0.0.1:18080/readyz');
+  const svc = 'http://127.0.0.1:18080';
+  const json = { 'content-type': 'application/json' };
+  try {
+    const contact = JSON.stringify({ name: 'Bench Contact', email: 'bench@example.com' });
+    const yardstick = await load('bare Fastify + one SQLite insert', { url: 'http://127.0.0.1:18081/contacts', method: 'POST', headers: json, body: contact });
+    const rest = await load('create_contact over REST (audited)', {
+      url: `${svc}/v1/contacts`,
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${apiKey}` },
+      body: contact,
+    });
+    const mcp = await load('create_contact over MCP (audited)', {
+      url: `${svc}/mcp`,
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${mcpToken}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_contact', arguments: { name: 'Bench Contact', email: 'bench@example.com' } } }),
+    });
+    const list = await load(`list_tasks over REST (${TASKS} tasks)`, {
+      url: `${svc}/v1/tasks?status=open&limit=25`,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    const toolsList = await fetch(`${svc}/mcp`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${mcpToken}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const toolsText = await toolsList.text();
+    const toolCount = JSON.parse(toolsText).result.tools.length;
+
+    const rows = [yardstick, rest, mcp, list];
+    process.stdout.write(`\n${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores, Node ${process.version}\n\n`);
+    process.stdout.write('| run | req/s | p50 ms | p99 ms | vs bare insert |\n|---|---:|---:|---:|---:|\n');
+    for (const row of rows) {
+      const ratio = row === yardstick ? '1.00' : (row.rps / yardstick.rps).toFixed(2);
+      process.stdout.write(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${ratio} |\n`);
+    }
+    process.stdout.write(`\ntools/list for an all-scopes credential: ${toolCount} tools, ${Buffer.byteLength(toolsText)} bytes\n`);
+    process.stdout.write(`targets: REST create >= 0.40 of bare insert (${(rest.rps / yardstick.rps).toFixed(2)}); list_tasks p99 < 20 ms (${list.p99} ms)\n`);
+  } finally {
+    bare.kill('SIGTERM');
+    service.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
