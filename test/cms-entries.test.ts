@@ -155,6 +155,9 @@ describe('slugs', () => {
     expect(rename.body.error.field_errors[0].field).toBe('slug');
     const keep = await patch(`/v1/cms/entries/${b.id}`, { slug: 'same-title-2', title: 'Renamed' });
     expect(keep.body.entry).toMatchObject({ slug: 'same-title-2', title: 'Renamed' });
+    const racers = await Promise.all([1, 2, 3].map((n) => entry({ title: `Racer ${n}`, slug: 'photo-finish', fields: { price: n } })));
+    expect(racers.map((r) => r.status).sort()).toEqual([201, 400, 400]);
+    for (const r of racers.filter((x) => x.status === 400)) expect(r.body.error.field_errors[0].field).toBe('slug');
     // Slugs are unique per collection only.
     const blog = (await post('/v1/cms/collections', { site_id: site.id, key: 'blog', name: 'Blog' })).body.collection;
     const elsewhere = await post('/v1/cms/entries', { collection_id: blog.id, title: 'Same Title' });

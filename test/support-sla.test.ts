@@ -43,10 +43,14 @@ describe('SLA', () => {
       next_response_due_at: null,
       sla: { first_response: 'pending', next_response: null, resolution: 'pending', breached: false },
     });
+    const unbreached = await get(`/v1/support/tickets?queue_id=${queueId}&sla_breached=false`);
+    expect(unbreached.body.tickets.map((t: { id: string }) => t.id)).toContain(created.id);
     clock.advance(31 * MINUTE);
     expect((await ticket(created.id)).sla).toEqual({ first_response: 'breached', next_response: null, resolution: 'pending', breached: true });
     const breached = await get(`/v1/support/tickets?queue_id=${queueId}&sla_breached=true`);
     expect(breached.body.tickets.map((t: { id: string }) => t.id)).toContain(created.id);
+    const stillFine = await get(`/v1/support/tickets?queue_id=${queueId}&sla_breached=false`);
+    expect(stillFine.body.tickets.map((t: { id: string }) => t.id)).not.toContain(created.id);
     // A late reply stays a breach.
     await message(created.id, 'outbound');
     expect((await ticket(created.id)).sla.first_response).toBe('breached');

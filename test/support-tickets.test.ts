@@ -55,6 +55,12 @@ describe('support queues', () => {
     expect(elsewhere.status).toBe(201);
   });
 
+  it('lets one of several concurrent creates with the same key win; the others get validation_failed', async () => {
+    const results = await Promise.all([1, 2, 3, 4].map((n) => post('/v1/support/queues', { key: 'race', name: `Racer ${n}` })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body.error.field_errors[0].field).toBe('key');
+  });
+
   it('rejects unknown fields, negative targets and bad enums', async () => {
     const res = await post('/v1/support/queues', { key: 'x1', name: 'X', first_response_target_minutes: -1, color: 'red', default_priority: 'asap' });
     expect(res.status).toBe(400);

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { isUniqueViolation } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -70,7 +71,14 @@ export const createCollection = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('cms_collections').values(row).execute();
+    await ctx.db
+      .insertInto('cms_collections')
+      .values(row)
+      .execute()
+      .catch((error) => {
+        if (isUniqueViolation(error)) throw validationFailed([{ field: 'key', message: 'is already used in this site' }]);
+        throw error;
+      });
     const collection = toCollection(row);
     ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: Object.keys(input) });
     ctx.emit({ name: 'cms_collection.created', targetType: 'cms_collection', targetId: collection.id, data: collection });

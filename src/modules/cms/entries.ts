@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { isUniqueViolation } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -39,6 +40,12 @@ async function checkFields(ctx: OperationContext, collection: CmsCollectionsTabl
   const missing = await referenceErrors(ctx.db, ctx.workspaceId, definitions, fields);
   if (missing.length) throw validationFailed(missing);
   return searchText(definitions, fields);
+}
+
+/** A concurrent write that took the slug first: the same answer as a sequential duplicate. */
+function slugTaken(error: unknown): never {
+  if (isUniqueViolation(error)) throw validationFailed([{ field: 'slug', message: 'is already used in this collection' }]);
+  throw error;
 }
 
 async function checkSlugFree(ctx: OperationContext, collectionId: string, value: string, self?: string) {
@@ -92,7 +99,7 @@ export const createEntry = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('cms_entries').values(row).execute();
+    await ctx.db.insertInto('cms_entries').values(row).execute().catch(slugTaken);
     const entry = toEntry(row);
     ctx.audit({ targetType: 'cms_entry', targetId: entry.id, changedFields: Object.keys(input) });
     ctx.emit({ name: 'entry.created', targetType: 'cms_entry', targetId: entry.id, data: entry });
@@ -163,7 +170,8 @@ async function changeEntry(ctx: OperationContext, input: EntryChange) {
       .set({ ...changes, updated_at: ctx.now })
       .where('workspace_id', '=', ctx.workspaceId)
       .where('id', '=', row.id)
-      .execute();
+      .execute()
+      .catch(slugTaken);
   }
   const entry = toEntry(next);
   ctx.audit({ targetType: 'cms_entry', targetId: row.id, changedFields: changed });

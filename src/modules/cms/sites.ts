@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { isUniqueViolation } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -61,7 +62,14 @@ export const createCmsSite = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('cms_sites').values(row).execute();
+    await ctx.db
+      .insertInto('cms_sites')
+      .values(row)
+      .execute()
+      .catch((error) => {
+        if (isUniqueViolation(error)) throw validationFailed([{ field: 'domain', message: 'is already used by another site' }]);
+        throw error;
+      });
     const site = toSite(row);
     ctx.audit({ targetType: 'cms_site', targetId: site.id, changedFields: Object.keys(input) });
     ctx.emit({ name: 'cms_site.created', targetType: 'cms_site', targetId: site.id, data: site });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { isUniqueViolation } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -68,7 +69,14 @@ export const createSupportQueue = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     } as const;
-    await ctx.db.insertInto('support_queues').values(row).execute();
+    await ctx.db
+      .insertInto('support_queues')
+      .values(row)
+      .execute()
+      .catch((error) => {
+        if (isUniqueViolation(error)) throw validationFailed([{ field: 'key', message: 'is already used by another queue' }]);
+        throw error;
+      });
     const queue = toQueue(row);
     ctx.audit({ targetType: 'support_queue', targetId: queue.id, changedFields: Object.keys(input) });
     ctx.emit({ name: 'support_queue.created', targetType: 'support_queue', targetId: queue.id, data: queue });

@@ -77,7 +77,11 @@ export function slaBreachedAt(now: string) {
   const clock = (eb: ExpressionBuilder<any, any>, due: string, done: string) =>
     eb.and([
       eb(due, 'is not', null),
-      eb.or([eb.and([eb(done, 'is', null), eb(due, '<', now)]), eb(done, '>', sql.ref(due))]),
+      eb.or([
+        eb.and([eb(done, 'is', null), eb(due, '<', now)]),
+        // Guarded so the expression is never NULL: NOT of it must hold for every unbreached ticket.
+        eb.and([eb(done, 'is not', null), eb(done, '>', sql.ref(due))]),
+      ]),
     ]);
   return (eb: ExpressionBuilder<any, any>) =>
     eb.or([
