@@ -47,6 +47,10 @@ describe('signatures', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.body).toBe('hello');
     expect(ok.headers['content-type']).toBe('text/plain');
+    const head = await h.service.app.inject({ method: 'HEAD', url: local(downloadUrl) });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-length']).toBe('5');
+    expect(head.body).toBe('');
 
     const signature = new URL(downloadUrl).searchParams.get('signature')!;
     const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
