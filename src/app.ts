@@ -51,7 +51,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
   const database = options.database ?? openDatabase(config);
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
   const deps: PipelineDeps = {
     database,
     config,

@@ -29,8 +29,13 @@ describe('operation registry', () => {
   beforeAll(async () => {
     h = await Harness.start();
     ws = await h.workspace();
-    const listed = await h.mcp(ws.mcpToken, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    tools = listed.body.result.tools;
+    tools = [];
+    let cursor: string | undefined;
+    do {
+      const listed = await h.mcp(ws.mcpToken, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor ? { cursor } : {} });
+      tools.push(...listed.body.result.tools);
+      cursor = listed.body.result.nextCursor;
+    } while (cursor);
     openapi = (await h.request('GET', '/openapi.json')).body;
   });
   afterAll(() => h.close());

@@ -1,5 +1,6 @@
 // The MCP surface (/mcp): JSON-RPC handling, tool listing and calls through the shared pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 let h: Harness;
@@ -110,9 +111,21 @@ describe('tools', () => {
     expect(disabled.body.error.code).toBe('module_not_enabled');
   });
 
-  it('pages tools/list with a cursor', async () => {
-    const first = await h.mcp(ws.mcpToken, rpc('tools/list'));
-    expect(first.body.result.nextCursor).toBeUndefined();
+  it('pages tools/list with a cursor, every tool exactly once', async () => {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await h.mcp(ws.mcpToken, rpc('tools/list', cursor ? { cursor } : undefined));
+      expect(page.body.result.tools.length).toBeLessThanOrEqual(100);
+      names.push(...page.body.result.tools.map((t: any) => t.name));
+      cursor = page.body.result.nextCursor;
+      pages++;
+    } while (cursor);
+    const expected = buildRegistry().operations.filter((op) => op.mcp).map((op) => op.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.sort()).toEqual(expected.sort());
+    expect(pages).toBe(Math.ceil(expected.length / 100));
     const bad = await h.mcp(ws.mcpToken, rpc('tools/list', { cursor: 'garbage' }));
     expect(bad.body.error.code).toBe(-32602);
   });

@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   };
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
     const call: OperatorCall = {
       db: database.db,
       clock: systemClock,

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -70,8 +72,21 @@ export function openDatabase(config: Config): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`synchronous = ${config.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const checkpointer = startCheckpointer(file, createRequire(import.meta.url).resolve('better-sqlite3'));
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  let closed = false;
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await checkpointer.stop();
+      await db.destroy();
+    },
+  };
 }
 
 export async function isReachable(database: Database): Promise<boolean> {

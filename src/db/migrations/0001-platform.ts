@@ -58,9 +58,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('billed_units', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('call_events_pk', ['workspace_id', 'id'])
     .execute();
-  await db.schema.createIndex('call_events_request').on('call_events').columns(['workspace_id', 'request_id']).execute();
-  // Operator lookups by request ID come without a workspace.
-  await db.schema.createIndex('call_events_request_only').on('call_events').column('request_id').execute();
+  // Request IDs are unique to one workspace, so one index serves workspace and operator lookups alike.
+  await db.schema.createIndex('call_events_request').on('call_events').column('request_id').execute();
   await db.schema
     .createIndex('call_events_occurred')
     .on('call_events')
@@ -90,12 +89,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('audit_events')
     .columns(['workspace_id', 'target_type', 'target_id', 'id'])
     .execute();
-  await db.schema
-    .createIndex('audit_events_request')
-    .on('audit_events')
-    .columns(['workspace_id', 'request_id'])
-    .execute();
-  await db.schema.createIndex('audit_events_request_only').on('audit_events').column('request_id').execute();
+  await db.schema.createIndex('audit_events_request').on('audit_events').column('request_id').execute();
 
   await db.schema
     .createTable('outbox_events')
