@@ -1,6 +1,13 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { validationFailed } from './errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE, type Page, type PageRequest } from './pagination.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  encodeCursor,
+  MAX_PAGE_SIZE,
+  type Page,
+  type PageRequest,
+} from './pagination.ts';
 
 /** One column of a keyset order. Every column must be NOT NULL; the last one must be unique (the id). */
 export interface KeysetColumn {

@@ -19,8 +19,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('projects_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('projects_key_unique', ['workspace_id', 'key'])
     .execute();
-  await db.schema.createIndex('projects_status').on('projects').columns(['workspace_id', 'status', 'id']).execute();
-  await db.schema.createIndex('projects_owner').on('projects').columns(['workspace_id', 'owner_id', 'id']).execute();
+  await db.schema
+    .createIndex('projects_status')
+    .on('projects')
+    .columns(['workspace_id', 'status', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('projects_owner')
+    .on('projects')
+    .columns(['workspace_id', 'owner_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('project_boards')
@@ -32,7 +40,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('project_boards_pk', ['workspace_id', 'id'])
-    .addForeignKeyConstraint('project_boards_project_fk', ['workspace_id', 'project_id'], 'projects', ['workspace_id', 'id'])
+    .addForeignKeyConstraint('project_boards_project_fk', ['workspace_id', 'project_id'], 'projects', [
+      'workspace_id',
+      'id',
+    ])
     .execute();
   await db.schema
     .createIndex('project_boards_project')
@@ -54,10 +65,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('project_board_columns_pk', ['workspace_id', 'id'])
-    .addForeignKeyConstraint('project_board_columns_board_fk', ['workspace_id', 'board_id'], 'project_boards', [
-      'workspace_id',
-      'id',
-    ])
+    .addForeignKeyConstraint(
+      'project_board_columns_board_fk',
+      ['workspace_id', 'board_id'],
+      'project_boards',
+      ['workspace_id', 'id'],
+    )
     .execute();
   await db.schema
     .createIndex('project_board_columns_board')
@@ -94,15 +107,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('project_tasks_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('project_tasks_number_unique', ['workspace_id', 'project_id', 'number'])
     .addUniqueConstraint('project_tasks_key_unique', ['workspace_id', 'key'])
-    .addForeignKeyConstraint('project_tasks_project_fk', ['workspace_id', 'project_id'], 'projects', ['workspace_id', 'id'])
+    .addForeignKeyConstraint('project_tasks_project_fk', ['workspace_id', 'project_id'], 'projects', [
+      'workspace_id',
+      'id',
+    ])
     .addForeignKeyConstraint('project_tasks_board_fk', ['workspace_id', 'board_id'], 'project_boards', [
       'workspace_id',
       'id',
     ])
-    .addForeignKeyConstraint('project_tasks_column_fk', ['workspace_id', 'column_id'], 'project_board_columns', [
-      'workspace_id',
-      'id',
-    ])
+    .addForeignKeyConstraint(
+      'project_tasks_column_fk',
+      ['workspace_id', 'column_id'],
+      'project_board_columns',
+      ['workspace_id', 'id'],
+    )
     .execute();
   const taskIndexes: [string, string[]][] = [
     ['project_tasks_project', ['workspace_id', 'project_id', 'id']],
@@ -129,7 +147,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('products_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('products_key_unique', ['workspace_id', 'key'])
     .execute();
-  await db.schema.createIndex('products_status').on('products').columns(['workspace_id', 'status', 'id']).execute();
+  await db.schema
+    .createIndex('products_status')
+    .on('products')
+    .columns(['workspace_id', 'status', 'id'])
+    .execute();
 
   await db.schema
     .createTable('product_releases')
@@ -187,18 +209,22 @@ export async function up(db: Kysely<any>): Promise<void> {
       'workspace_id',
       'id',
     ])
-    .addForeignKeyConstraint('product_roadmap_items_release_fk', ['workspace_id', 'release_id'], 'product_releases', [
-      'workspace_id',
-      'id',
-    ])
+    .addForeignKeyConstraint(
+      'product_roadmap_items_release_fk',
+      ['workspace_id', 'release_id'],
+      'product_releases',
+      ['workspace_id', 'id'],
+    )
     .addForeignKeyConstraint('product_roadmap_items_project_fk', ['workspace_id', 'project_id'], 'projects', [
       'workspace_id',
       'id',
     ])
-    .addForeignKeyConstraint('product_roadmap_items_task_fk', ['workspace_id', 'project_task_id'], 'project_tasks', [
-      'workspace_id',
-      'id',
-    ])
+    .addForeignKeyConstraint(
+      'product_roadmap_items_task_fk',
+      ['workspace_id', 'project_task_id'],
+      'project_tasks',
+      ['workspace_id', 'id'],
+    )
     .execute();
   const roadmapIndexes: [string, string[]][] = [
     ['product_roadmap_items_product', ['workspace_id', 'product_id', 'id']],
@@ -222,7 +248,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('calendars_pk', ['workspace_id', 'id'])
     .execute();
-  await db.schema.createIndex('calendars_owner').on('calendars').columns(['workspace_id', 'owner_id', 'id']).execute();
+  await db.schema
+    .createIndex('calendars_owner')
+    .on('calendars')
+    .columns(['workspace_id', 'owner_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('calendar_events')

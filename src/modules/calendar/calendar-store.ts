@@ -78,7 +78,12 @@ export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence) {
 }
 
 export function findCalendar(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('calendars').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('calendars')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findEvent(db: Kysely<DB>, workspaceId: string, id: string) {
@@ -115,13 +120,20 @@ export function eventQuery(db: Kysely<DB>, workspaceId: string, filters: EventFi
   let query = db.selectFrom('calendar_events').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.calendar_id) query = query.where('calendar_id', '=', filters.calendar_id);
   if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.related_resource_type) query = query.where('related_resource_type', '=', filters.related_resource_type);
-  if (filters.related_resource_id) query = query.where('related_resource_id', '=', filters.related_resource_id);
+  if (filters.related_resource_type)
+    query = query.where('related_resource_type', '=', filters.related_resource_type);
+  if (filters.related_resource_id)
+    query = query.where('related_resource_id', '=', filters.related_resource_id);
   if (filters.query) query = query.where(matchesText(['title', 'description', 'location'], filters.query));
   return query;
 }
 
-export async function listEvents(db: Kysely<DB>, workspaceId: string, filters: EventFilters, page: PageRequest) {
+export async function listEvents(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: EventFilters,
+  page: PageRequest,
+) {
   const result = await fetchPage(eventQuery(db, workspaceId, filters), page);
   return { ...result, items: result.items.map(toCalendarEvent) };
 }
@@ -135,7 +147,11 @@ export async function calendarCounts(db: Kysely<DB>, workspaceId: string, now: s
   const end = new Date(Date.parse(now) + 7 * DAY).toISOString();
   const counts = db
     .selectNoFrom((eb) => [
-      eb.selectFrom('calendars').select((c) => c.fn.countAll().as('n')).where('workspace_id', '=', workspaceId).as('calendars'),
+      eb
+        .selectFrom('calendars')
+        .select((c) => c.fn.countAll().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .as('calendars'),
       eb
         .selectFrom('calendar_events')
         .select((c) => c.fn.countAll().as('n'))

@@ -26,10 +26,14 @@ const description = Type.String({ maxLength: 20_000 });
 const timezone = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'IANA time zone name, e.g. Europe/Berlin; the default zone of the calendar\'s events.',
+  description: "IANA time zone name, e.g. Europe/Berlin; the default zone of the calendar's events.",
 });
 const color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour, e.g. #1A73E8.' });
-const ownerId = Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID owning the calendar.' });
+const ownerId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'User or agent ID owning the calendar.',
+});
 
 export const createCalendar = defineOperation({
   name: 'create_calendar',
@@ -103,7 +107,7 @@ export const updateCalendar = defineOperation({
   kind: 'update',
   summary: 'Update a calendar',
   description:
-    'Changes a calendar\'s name, description, timezone, color or owner_id (null clears optional fields). A ' +
+    "Changes a calendar's name, description, timezone, color or owner_id (null clears optional fields). A " +
     'new timezone applies to events created afterwards; existing events keep their own zone. Retries are ' +
     'safe: send the same end state. Writes an audit event and emits calendar.updated when something changed.',
   input: Strict({
@@ -139,7 +143,8 @@ export const updateCalendar = defineOperation({
     }
     const calendar = toCalendar(next);
     ctx.audit({ targetType: 'calendar', targetId: row.id, changedFields: changed });
-    if (changed.length) ctx.emit({ name: 'calendar.updated', targetType: 'calendar', targetId: row.id, data: calendar });
+    if (changed.length)
+      ctx.emit({ name: 'calendar.updated', targetType: 'calendar', targetId: row.id, data: calendar });
     return { body: { calendar } };
   },
 });

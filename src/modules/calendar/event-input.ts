@@ -10,12 +10,17 @@ import { canonicalTimeZone, DAY, dateToFloating, fromFloating } from './zoned-ti
 
 export const attendeeSchema = Strict({
   email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
-  contact_id: Type.Optional(Type.String({ minLength: 1, description: 'A CRM contact; its email is copied when email is absent.' })),
+  contact_id: Type.Optional(
+    Type.String({ minLength: 1, description: 'A CRM contact; its email is copied when email is absent.' }),
+  ),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   response: Type.Optional(
-    Type.Union(['needs_action', 'accepted', 'declined', 'tentative'].map((s) => Type.Literal(s)), {
-      description: 'needs_action (default), accepted, declined or tentative.',
-    }),
+    Type.Union(
+      ['needs_action', 'accepted', 'declined', 'tentative'].map((s) => Type.Literal(s)),
+      {
+        description: 'needs_action (default), accepted, declined or tentative.',
+      },
+    ),
   ),
 });
 export type AttendeeInput = Static<typeof attendeeSchema>;
@@ -34,12 +39,22 @@ export interface TimingDraft {
 
 export type StoredTiming = Pick<
   CalendarEventsTable,
-  'all_day' | 'starts_at' | 'ends_at' | 'start_date' | 'end_date' | 'timezone' | 'recurrence' | 'recurring' | 'series_ends_at' | 'excluded_dates'
+  | 'all_day'
+  | 'starts_at'
+  | 'ends_at'
+  | 'start_date'
+  | 'end_date'
+  | 'timezone'
+  | 'recurrence'
+  | 'recurring'
+  | 'series_ends_at'
+  | 'excluded_dates'
 >;
 
 export function checkedTimeZone(name: string, field = 'timezone'): string {
   const zone = canonicalTimeZone(name);
-  if (!zone) throw validationFailed([{ field, message: 'must be an IANA time zone name such as Europe/Berlin' }]);
+  if (!zone)
+    throw validationFailed([{ field, message: 'must be an IANA time zone name such as Europe/Berlin' }]);
   return zone;
 }
 
@@ -49,7 +64,11 @@ export function normalizeTiming(draft: TimingDraft): StoredTiming {
   let timing: Omit<Timing, 'recurrence'>;
   if (draft.all_day) {
     for (const field of ['starts_at', 'ends_at'] as const) {
-      if (draft[field]) errors.push({ field, message: 'is for timed events; an all-day event takes start_date and end_date' });
+      if (draft[field])
+        errors.push({
+          field,
+          message: 'is for timed events; an all-day event takes start_date and end_date',
+        });
     }
     if (!draft.start_date) errors.push({ field: 'start_date', message: 'is required for an all-day event' });
     const endDate = draft.end_date ?? draft.start_date;
@@ -68,10 +87,13 @@ export function normalizeTiming(draft: TimingDraft): StoredTiming {
     };
   } else {
     for (const field of ['start_date', 'end_date'] as const) {
-      if (draft[field]) errors.push({ field, message: 'is for all-day events; send all_day true, or starts_at and ends_at' });
+      if (draft[field])
+        errors.push({ field, message: 'is for all-day events; send all_day true, or starts_at and ends_at' });
     }
-    if (!draft.starts_at) errors.push({ field: 'starts_at', message: 'is required (or all_day with start_date)' });
-    if (!draft.ends_at) errors.push({ field: 'ends_at', message: 'is required (or all_day with start_date)' });
+    if (!draft.starts_at)
+      errors.push({ field: 'starts_at', message: 'is required (or all_day with start_date)' });
+    if (!draft.ends_at)
+      errors.push({ field: 'ends_at', message: 'is required (or all_day with start_date)' });
     if (draft.starts_at && draft.ends_at && Date.parse(draft.ends_at) <= Date.parse(draft.starts_at)) {
       errors.push({ field: 'ends_at', message: 'must be after starts_at' });
     }
@@ -90,7 +112,9 @@ export function normalizeTiming(draft: TimingDraft): StoredTiming {
   }
   const excluded = [...new Set(draft.excluded_dates ?? [])].sort();
   if (excluded.length && !draft.recurrence) {
-    throw validationFailed([{ field: 'excluded_dates', message: 'only apply to a recurring event (send recurrence)' }]);
+    throw validationFailed([
+      { field: 'excluded_dates', message: 'only apply to a recurring event (send recurrence)' },
+    ]);
   }
   const recurrence = draft.recurrence ? normalizeRule(draft.recurrence, timing) : null;
   const full: Timing = { ...timing, recurrence, excludedDates: excluded };
@@ -133,7 +157,9 @@ export async function normalizeAttendees(ctx: OperationContext, attendees: Atten
     const contact = attendee.contact_id ? byId.get(attendee.contact_id) : undefined;
     if (attendee.contact_id && !contact) throw notFound('contact');
     const email = (attendee.email ?? contact?.email ?? null)?.toLowerCase() ?? null;
-    const keys = [attendee.contact_id && `contact:${attendee.contact_id}`, email && `email:${email}`].filter(Boolean) as string[];
+    const keys = [attendee.contact_id && `contact:${attendee.contact_id}`, email && `email:${email}`].filter(
+      Boolean,
+    ) as string[];
     if (keys.some((key) => seen.has(key))) {
       throw validationFailed([{ field: `attendees[${i}]`, message: 'lists an attendee twice' }]);
     }

@@ -54,10 +54,17 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   if (after) {
     const afterIso = new Date(after.startsAt).toISOString();
     singles = singles.where((eb) =>
-      eb.or([eb('starts_at', '>', afterIso), eb.and([eb('starts_at', '=', afterIso), eb('id', '>', after!.eventId)])]),
+      eb.or([
+        eb('starts_at', '>', afterIso),
+        eb.and([eb('starts_at', '=', afterIso), eb('id', '>', after!.eventId)]),
+      ]),
     );
   }
-  const singleRows = await singles.orderBy('starts_at').orderBy('id').limit(limit + 1).execute();
+  const singleRows = await singles
+    .orderBy('starts_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
   const seriesRows = await eventQuery(ctx.db, ctx.workspaceId, input)
     .where('recurring', '=', 1)
     .where('starts_at', '<', toIso)
@@ -71,14 +78,23 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   for (const row of seriesRows) {
     // Occurrences starting at the cursor's instant may still follow it (a higher event ID): start from just before.
     const since = after ? (row.id > after.eventId ? after.startsAt - 1 : after.startsAt) : undefined;
-    for (const occurrence of occurrencesBetween(timingOf(row), from, to, since, limit + 1)) found.push({ row, occurrence });
+    for (const occurrence of occurrencesBetween(timingOf(row), from, to, since, limit + 1))
+      found.push({ row, occurrence });
   }
-  found.sort((a, b) => a.occurrence.startsAt - b.occurrence.startsAt || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  found.sort(
+    (a, b) =>
+      a.occurrence.startsAt - b.occurrence.startsAt ||
+      (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
+  );
   const page = found.slice(0, limit);
   const last = page[page.length - 1];
   const nextCursor =
     found.length > limit && last
-      ? encodeCursor(request.operation, request.filters, `${new Date(last.occurrence.startsAt).toISOString()}|${last.row.id}`)
+      ? encodeCursor(
+          request.operation,
+          request.filters,
+          `${new Date(last.occurrence.startsAt).toISOString()}|${last.row.id}`,
+        )
       : undefined;
   return { items: page.map(({ row, occurrence }) => toOccurrence(row, occurrence)), next_cursor: nextCursor };
 }
@@ -92,7 +108,7 @@ export const listEventsOperation = defineOperation({
   description:
     'Without from/to: lists events themselves, newest first. With a window (from and to, ISO 8601, at most ' +
     '366 days): lists the occurrences overlapping it in start order, recurring events expanded, each with ' +
-    'its event_id and its own starts_at/ends_at in the event\'s zone (local times kept across DST). Filters: ' +
+    "its event_id and its own starts_at/ends_at in the event's zone (local times kept across DST). Filters: " +
     'calendar_id, status, related record, query (title, description, location). Pass next_cursor back as ' +
     'cursor, with the same filters, for the next page.',
   input: Strict({
@@ -101,8 +117,15 @@ export const listEventsOperation = defineOperation({
     related_resource_type: Type.Optional(relatedType),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Window start (inclusive), with offset.' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Window end (exclusive), at most 366 days after from.' })),
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Window start (inclusive), with offset.' }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'Window end (exclusive), at most 366 days after from.',
+      }),
+    ),
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/calendar/events' },
@@ -110,16 +133,24 @@ export const listEventsOperation = defineOperation({
   handler: async (ctx, input) => {
     if ((input.from === undefined) !== (input.to === undefined)) {
       const missing = input.from === undefined ? 'from' : 'to';
-      throw validationFailed([{ field: missing, message: 'is required with from and to: send both for a time window' }]);
+      throw validationFailed([
+        { field: missing, message: 'is required with from and to: send both for a time window' },
+      ]);
     }
     if (input.from !== undefined && input.to !== undefined) {
       const span = Date.parse(input.to) - Date.parse(input.from);
       if (span <= 0) throw validationFailed([{ field: 'to', message: 'must be after from' }]);
-      if (span > MAX_WINDOW_DAYS * DAY) throw validationFailed([{ field: 'to', message: 'must be at most 366 days after from' }]);
+      if (span > MAX_WINDOW_DAYS * DAY)
+        throw validationFailed([{ field: 'to', message: 'must be at most 366 days after from' }]);
       const page = await listOccurrences(ctx, input as WindowInput);
       return { body: listBody('calendar_events', page) };
     }
-    const page = await listEvents(ctx.db, ctx.workspaceId, input as EventFilters, pageRequest('list_calendar_events', input));
+    const page = await listEvents(
+      ctx.db,
+      ctx.workspaceId,
+      input as EventFilters,
+      pageRequest('list_calendar_events', input),
+    );
     return { body: listBody('calendar_events', page) };
   },
 });

@@ -1,9 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { attendeeSchema } from './event-input.ts';
 
-export const eventStatus = Type.Union(['confirmed', 'tentative', 'canceled'].map((s) => Type.Literal(s)), {
-  description: 'confirmed (default), tentative or canceled.',
-});
+export const eventStatus = Type.Union(
+  ['confirmed', 'tentative', 'canceled'].map((s) => Type.Literal(s)),
+  {
+    description: 'confirmed (default), tentative or canceled.',
+  },
+);
 export const relatedType = Type.Union(
   ['contact', 'company', 'deal', 'support_ticket', 'project_task'].map((s) => Type.Literal(s)),
   { description: 'Type of the related record; send with related_resource_id.' },
@@ -22,7 +25,7 @@ export const eventFields = {
   timezone: Type.String({
     minLength: 1,
     maxLength: 64,
-    description: 'IANA zone the event recurs in (local times stay put across DST); default the calendar\'s.',
+    description: "IANA zone the event recurs in (local times stay put across DST); default the calendar's.",
   }),
   recurrence: Type.String({
     minLength: 6,
@@ -35,7 +38,10 @@ export const eventFields = {
     maxItems: 500,
     description: 'Dates of a recurring event whose occurrence is skipped (EXDATE).',
   }),
-  attendees: Type.Array(attendeeSchema, { maxItems: 200, description: 'Each with an email or a contact_id.' }),
+  attendees: Type.Array(attendeeSchema, {
+    maxItems: 200,
+    description: 'Each with an email or a contact_id.',
+  }),
   related_resource_type: relatedType,
   related_resource_id: Type.String({ minLength: 1 }),
 };

@@ -38,7 +38,7 @@ export const createCalendarEvent = defineOperation({
   summary: 'Create a calendar event',
   description:
     'Creates an event in a calendar: timed (starts_at and ends_at, ISO 8601 with offset) or all-day ' +
-    '(all_day with start_date and end_date, inclusive), in its own IANA timezone (default the calendar\'s), ' +
+    "(all_day with start_date and end_date, inclusive), in its own IANA timezone (default the calendar's), " +
     'optionally recurring (an RFC 5545 RRULE in recurrence, with excluded_dates), with attendees (email or ' +
     'contact_id) and a related record (contact, company, deal, support_ticket, project_task; it must exist). ' +
     'Send an idempotency_key so a retry returns the same event. Writes an audit event and emits ' +
@@ -65,7 +65,11 @@ export const createCalendarEvent = defineOperation({
   responseKey: 'calendar_event',
   handler: async (ctx, input) => {
     const calendar = await requireCalendar(ctx, input.calendar_id);
-    const timing = normalizeTiming({ ...input, all_day: input.all_day ?? false, timezone: input.timezone ?? calendar.timezone });
+    const timing = normalizeTiming({
+      ...input,
+      all_day: input.all_day ?? false,
+      timezone: input.timezone ?? calendar.timezone,
+    });
     await checkRelatedRecord(ctx, input);
     const row: CalendarEventsTable = {
       workspace_id: ctx.workspaceId,
@@ -90,8 +94,25 @@ export const createCalendarEvent = defineOperation({
   },
 });
 
-const TIMING = ['all_day', 'starts_at', 'ends_at', 'start_date', 'end_date', 'timezone', 'recurrence', 'excluded_dates'] as const;
-const PLAIN = ['calendar_id', 'title', 'description', 'location', 'status', 'related_resource_type', 'related_resource_id'] as const;
+const TIMING = [
+  'all_day',
+  'starts_at',
+  'ends_at',
+  'start_date',
+  'end_date',
+  'timezone',
+  'recurrence',
+  'excluded_dates',
+] as const;
+const PLAIN = [
+  'calendar_id',
+  'title',
+  'description',
+  'location',
+  'status',
+  'related_resource_type',
+  'related_resource_id',
+] as const;
 
 /** The event's current timing as an update draft, with the sent fields applied. */
 function draftFor(row: CalendarEventsTable, input: Record<string, unknown>): TimingDraft {
@@ -100,7 +121,11 @@ function draftFor(row: CalendarEventsTable, input: Record<string, unknown>): Tim
   const current: TimingDraft = {
     all_day: allDay,
     // Switching between timed and all-day drops the other kind's fields unless they are sent.
-    starts_at: switched ? undefined : allDay ? undefined : formatInZone(row.timezone, Date.parse(row.starts_at)),
+    starts_at: switched
+      ? undefined
+      : allDay
+        ? undefined
+        : formatInZone(row.timezone, Date.parse(row.starts_at)),
     ends_at: switched ? undefined : allDay ? undefined : formatInZone(row.timezone, Date.parse(row.ends_at)),
     start_date: switched ? undefined : row.start_date,
     end_date: switched ? undefined : row.end_date,
@@ -116,9 +141,12 @@ function draftFor(row: CalendarEventsTable, input: Record<string, unknown>): Tim
   }
   if (!switched && allDay && input.start_date !== undefined && input.end_date === undefined) {
     const span = Date.parse(`${row.end_date}T00:00:00Z`) - Date.parse(`${row.start_date}T00:00:00Z`);
-    current.end_date = new Date(Date.parse(`${input.start_date}T00:00:00Z`) + span).toISOString().slice(0, 10);
+    current.end_date = new Date(Date.parse(`${input.start_date}T00:00:00Z`) + span)
+      .toISOString()
+      .slice(0, 10);
   }
-  if (input.recurrence === null) current.excluded_dates = (input.excluded_dates as string[] | undefined) ?? [];
+  if (input.recurrence === null)
+    current.excluded_dates = (input.excluded_dates as string[] | undefined) ?? [];
   return current;
 }
 
@@ -136,7 +164,9 @@ export const updateCalendarEvent = defineOperation({
     'changed fields and emits calendar_event.canceled when it becomes canceled, otherwise calendar_event.updated.',
   input: Strict({
     event_id: Type.String({ minLength: 1, description: 'ID of the event (cev_...).' }),
-    calendar_id: Type.Optional(Type.String({ minLength: 1, description: 'Move the event to this calendar.' })),
+    calendar_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'Move the event to this calendar.' }),
+    ),
     title: Type.Optional(eventFields.title),
     description: Type.Optional(Nullable(eventFields.description)),
     location: Type.Optional(Nullable(eventFields.location)),
@@ -165,13 +195,19 @@ export const updateCalendarEvent = defineOperation({
     if (typeof input.calendar_id === 'string') await requireCalendar(ctx, input.calendar_id);
     const relatedCleared = input.related_resource_type === null || input.related_resource_id === null;
     if (relatedCleared && (input.related_resource_type !== null || input.related_resource_id !== null)) {
-      throw validationFailed([{ field: 'related_resource_id', message: 'clear related_resource_type and related_resource_id together' }]);
+      throw validationFailed([
+        {
+          field: 'related_resource_id',
+          message: 'clear related_resource_type and related_resource_id together',
+        },
+      ]);
     }
     if (!relatedCleared) await checkRelatedRecord(ctx, input as any);
 
     const next: CalendarEventsTable = { ...row };
     for (const field of PLAIN) if (input[field] !== undefined) (next as any)[field] = input[field];
-    if (TIMING.some((field) => input[field] !== undefined)) Object.assign(next, normalizeTiming(draftFor(row, input)));
+    if (TIMING.some((field) => input[field] !== undefined))
+      Object.assign(next, normalizeTiming(draftFor(row, input)));
     if (input.attendees !== undefined) {
       next.attendees = JSON.stringify(await normalizeAttendees(ctx, input.attendees as AttendeeInput[]));
     }
@@ -190,7 +226,10 @@ export const updateCalendarEvent = defineOperation({
     const visible = changed.filter((k) => !['recurring', 'series_ends_at'].includes(k));
     ctx.audit({ targetType: 'calendar_event', targetId: row.id, changedFields: visible });
     if (changed.length) {
-      const name = next.status === 'canceled' && row.status !== 'canceled' ? 'calendar_event.canceled' : 'calendar_event.updated';
+      const name =
+        next.status === 'canceled' && row.status !== 'canceled'
+          ? 'calendar_event.canceled'
+          : 'calendar_event.updated';
       ctx.emit({ name, targetType: 'calendar_event', targetId: row.id, data: event });
     }
     return { body: { calendar_event: event } };

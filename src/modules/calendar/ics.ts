@@ -28,7 +28,11 @@ function fold(line: string): string {
   return out.join('\r\n ');
 }
 
-const utcStamp = (instant: number) => new Date(instant).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const utcStamp = (instant: number) =>
+  new Date(instant)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 const localStamp = (floating: number) => utcStamp(floating).replace('Z', '');
 const dateStamp = (date: string) => date.replace(/-/g, '');
 const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC';
@@ -40,7 +44,11 @@ function offsetValue(ms: number): string {
 }
 
 /** Offset changes of a zone between two instants, found by daily steps and a binary search to the second. */
-function transitions(zone: string, from: number, to: number): { at: number; before: number; after: number }[] {
+function transitions(
+  zone: string,
+  from: number,
+  to: number,
+): { at: number; before: number; after: number }[] {
   const found = [];
   let previous = offsetAt(zone, from);
   for (let t = from + DAY; t <= to; t += DAY) {
@@ -88,10 +96,17 @@ function vtimezone(zone: string, fromYear: number, toYear: number): string[] {
 }
 
 const STATUS = { confirmed: 'CONFIRMED', tentative: 'TENTATIVE', canceled: 'CANCELLED' } as const;
-const PARTSTAT = { needs_action: 'NEEDS-ACTION', accepted: 'ACCEPTED', declined: 'DECLINED', tentative: 'TENTATIVE' } as const;
+const PARTSTAT = {
+  needs_action: 'NEEDS-ACTION',
+  accepted: 'ACCEPTED',
+  declined: 'DECLINED',
+  tentative: 'TENTATIVE',
+} as const;
 
 function timeProperty(name: string, zone: string, instant: number): string {
-  return isUtc(zone) ? `${name}:${utcStamp(instant)}` : `${name};TZID=${zone}:${localStamp(toFloating(zone, instant))}`;
+  return isUtc(zone)
+    ? `${name}:${utcStamp(instant)}`
+    : `${name};TZID=${zone}:${localStamp(toFloating(zone, instant))}`;
 }
 
 function vevent(row: CalendarEventsTable, host: string): string[] {
@@ -107,7 +122,10 @@ function vevent(row: CalendarEventsTable, host: string): string[] {
     const after = new Date(Date.parse(`${timing.endDate}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
     lines.push(`DTSTART;VALUE=DATE:${dateStamp(timing.startDate!)}`, `DTEND;VALUE=DATE:${dateStamp(after)}`);
   } else {
-    lines.push(timeProperty('DTSTART', row.timezone, timing.startsAt), timeProperty('DTEND', row.timezone, timing.endsAt));
+    lines.push(
+      timeProperty('DTSTART', row.timezone, timing.startsAt),
+      timeProperty('DTEND', row.timezone, timing.endsAt),
+    );
   }
   if (row.recurrence) lines.push(`RRULE:${row.recurrence}`);
   for (const date of timing.excludedDates) {
@@ -119,7 +137,11 @@ function vevent(row: CalendarEventsTable, host: string): string[] {
   if (row.description) lines.push(`DESCRIPTION:${escapeText(row.description)}`);
   if (row.location) lines.push(`LOCATION:${escapeText(row.location)}`);
   lines.push(`STATUS:${STATUS[row.status]}`);
-  for (const attendee of JSON.parse(row.attendees) as { email: string | null; name: string | null; response: keyof typeof PARTSTAT }[]) {
+  for (const attendee of JSON.parse(row.attendees) as {
+    email: string | null;
+    name: string | null;
+    response: keyof typeof PARTSTAT;
+  }[]) {
     if (!attendee.email) continue;
     const cn = attendee.name ? `;CN="${attendee.name.replace(/["\r\n]/g, '')}"` : '';
     lines.push(`ATTENDEE${cn};PARTSTAT=${PARTSTAT[attendee.response]}:mailto:${attendee.email}`);
@@ -129,8 +151,15 @@ function vevent(row: CalendarEventsTable, host: string): string[] {
 }
 
 /** The whole VCALENDAR text, CRLF line endings, folded lines. */
-export function buildIcs(calendar: CalendarsTable, events: CalendarEventsTable[], host: string, now: string): string {
-  const zones = new Set(events.filter((e) => !Number(e.all_day) && !isUtc(e.timezone)).map((e) => e.timezone));
+export function buildIcs(
+  calendar: CalendarsTable,
+  events: CalendarEventsTable[],
+  host: string,
+  now: string,
+): string {
+  const zones = new Set(
+    events.filter((e) => !Number(e.all_day) && !isUtc(e.timezone)).map((e) => e.timezone),
+  );
   const years = events.map((e) => new Date(e.starts_at).getUTCFullYear());
   const nowYear = new Date(now).getUTCFullYear();
   const fromYear = Math.min(nowYear, ...years) - 1;

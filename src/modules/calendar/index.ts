@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { ModuleDefinition } from '../../core/module.ts';
 import { calendarCounts } from './calendar-store.ts';
-import { calendarFeed, calendarRecord, createCalendar, listCalendarsOperation, updateCalendar } from './calendars.ts';
+import {
+  calendarFeed,
+  calendarRecord,
+  createCalendar,
+  listCalendarsOperation,
+  updateCalendar,
+} from './calendars.ts';
 import { listEventsOperation } from './event-list.ts';
 import { calendarEventRecord, createCalendarEvent, updateCalendarEvent } from './events.ts';
 
@@ -11,7 +17,7 @@ const eventData = Type.Object({
   title: Type.String(),
   status: Type.String(),
   all_day: Type.Boolean(),
-  starts_at: Type.String({ description: 'First start, with the offset of the event\'s zone.' }),
+  starts_at: Type.String({ description: "First start, with the offset of the event's zone." }),
   ends_at: Type.String(),
   timezone: Type.String(),
   recurrence: Type.Union([Type.String(), Type.Null()]),
@@ -32,13 +38,21 @@ export const calendarModule: ModuleDefinition = {
   events: [
     { name: 'calendar.created', description: 'A calendar was created; data is the calendar.' },
     { name: 'calendar.updated', description: 'A calendar changed; data is the calendar.' },
-    { name: 'calendar_event.created', description: 'An event was created; data is the event.', schema: eventData },
+    {
+      name: 'calendar_event.created',
+      description: 'An event was created; data is the event.',
+      schema: eventData,
+    },
     {
       name: 'calendar_event.updated',
       description: 'An event (the whole series, for a recurring one) changed; data is the event.',
       schema: eventData,
     },
-    { name: 'calendar_event.canceled', description: 'An event became canceled; data is the event.', schema: eventData },
+    {
+      name: 'calendar_event.canceled',
+      description: 'An event became canceled; data is the event.',
+      schema: eventData,
+    },
   ],
   summary: [
     {

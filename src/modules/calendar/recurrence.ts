@@ -13,7 +13,9 @@ const MAX_COUNT = 1000;
 const INDEX_HORIZON = 20 * 366 * DAY;
 const DAYNAME = '(MO|TU|WE|TH|FR|SA|SU)';
 const signed = (max: number) => (value: string) =>
-  value.split(',').every((n) => /^[+-]?\d{1,3}$/.test(n) && Math.abs(Number(n)) >= 1 && Math.abs(Number(n)) <= max);
+  value
+    .split(',')
+    .every((n) => /^[+-]?\d{1,3}$/.test(n) && Math.abs(Number(n)) >= 1 && Math.abs(Number(n)) <= max);
 
 const PARTS: Record<string, (value: string) => boolean> = {
   FREQ: (v) => /^(DAILY|WEEKLY|MONTHLY|YEARLY)$/.test(v),
@@ -27,7 +29,10 @@ const PARTS: Record<string, (value: string) => boolean> = {
   BYDAY: (v) =>
     v.split(',').every((item) => {
       const match = new RegExp(`^([+-]?\\d{1,2})?${DAYNAME}$`).exec(item);
-      return Boolean(match) && (match![1] === undefined || (Math.abs(Number(match![1])) >= 1 && Math.abs(Number(match![1])) <= 53));
+      return (
+        Boolean(match) &&
+        (match![1] === undefined || (Math.abs(Number(match![1])) >= 1 && Math.abs(Number(match![1])) <= 53))
+      );
     }),
   BYSETPOS: signed(366),
   WKST: (v) => new RegExp(`^${DAYNAME}$`).test(v),
@@ -63,18 +68,21 @@ const fail = (message: string, field = 'recurrence') => validationFailed([{ fiel
  */
 export function normalizeRule(text: string, timing: Omit<Timing, 'recurrence'>): string {
   const body = text.trim().replace(/^RRULE:/i, '');
-  if (/[\r\n]/.test(body) || /DTSTART|TZID/i.test(body)) throw fail('must be a single RRULE value; the start comes from starts_at');
+  if (/[\r\n]/.test(body) || /DTSTART|TZID/i.test(body))
+    throw fail('must be a single RRULE value; the start comes from starts_at');
   const parts = new Map<string, string>();
   for (const piece of body.split(';')) {
     const [rawName, value, ...rest] = piece.split('=');
     const name = (rawName ?? '').toUpperCase();
     if (!name || value === undefined || rest.length) throw fail(`has a malformed part "${piece}"`);
-    if (['BYHOUR', 'BYMINUTE', 'BYSECOND'].includes(name)) throw fail(`${name} is not supported: the time of day comes from starts_at`);
+    if (['BYHOUR', 'BYMINUTE', 'BYSECOND'].includes(name))
+      throw fail(`${name} is not supported: the time of day comes from starts_at`);
     if (!PARTS[name]) throw fail(`has an unknown part ${name}`);
     if (parts.has(name)) throw fail(`repeats ${name}`);
     const upper = value.toUpperCase();
     if (!PARTS[name](upper)) {
-      if (name === 'FREQ' && /^(SECONDLY|MINUTELY|HOURLY)$/.test(upper)) throw fail('FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY');
+      if (name === 'FREQ' && /^(SECONDLY|MINUTELY|HOURLY)$/.test(upper))
+        throw fail('FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY');
       throw fail(`has an invalid ${name} value "${value}"`);
     }
     parts.set(name, upper);
@@ -93,16 +101,20 @@ export function normalizeRule(text: string, timing: Omit<Timing, 'recurrence'>):
   }
   const until = parts.get('UNTIL');
   if (until) parts.set('UNTIL', normalizeUntil(until, timing));
-  return ORDER.filter((name) => parts.has(name)).map((name) => `${name}=${parts.get(name)}`).join(';');
+  return ORDER.filter((name) => parts.has(name))
+    .map((name) => `${name}=${parts.get(name)}`)
+    .join(';');
 }
 
 function normalizeUntil(value: string, timing: Omit<Timing, 'recurrence'>): string {
   const { date, time, utc } = untilParts(value);
   const floatingUntil = time
-    ? date + (Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6))) * 1000
+    ? date +
+      (Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6))) * 1000
     : date + DAY - 1000; // a date alone ends with that local day
   const instant = utc && time ? floatingUntil : fromFloating(timing.timezone, floatingUntil);
-  if (timing.allDay) return floatingDate(utc && time ? toFloating(timing.timezone, instant) : floatingUntil).replace(/-/g, '');
+  if (timing.allDay)
+    return floatingDate(utc && time ? toFloating(timing.timezone, instant) : floatingUntil).replace(/-/g, '');
   return compact(new Date(instant).toISOString());
 }
 
@@ -170,19 +182,31 @@ export function checkRule(timing: Timing): string | null {
  * Occurrences overlapping [from, to), in start order, after `after` (an occurrence start, exclusive) when
  * given, at most `limit` of them.
  */
-export function occurrencesBetween(timing: Timing, from: number, to: number, after?: number, limit = Infinity): Occurrence[] {
+export function occurrencesBetween(
+  timing: Timing,
+  from: number,
+  to: number,
+  after?: number,
+  limit = Infinity,
+): Occurrence[] {
   if (!timing.recurrence) {
     const single = occurrenceAt(timing, dtstartFloating(timing));
-    const inside = single.endsAt > from && single.startsAt < to && (after === undefined || single.startsAt > after);
+    const inside =
+      single.endsAt > from && single.startsAt < to && (after === undefined || single.startsAt > after);
     return inside && limit > 0 ? [single] : [];
   }
   const { set } = ruleSet(timing);
-  const lower = toFloating(timing.timezone, Math.max(from, after ?? from)) - (timing.endsAt - timing.startsAt) - 2 * DAY;
+  const lower =
+    toFloating(timing.timezone, Math.max(from, after ?? from)) - (timing.endsAt - timing.startsAt) - 2 * DAY;
   const upper = toFloating(timing.timezone, to) + 2 * DAY;
   const found: Occurrence[] = [];
   set.between(new Date(lower), new Date(upper), true, (date) => {
     const occurrence = occurrenceAt(timing, date.getTime());
-    if (occurrence.endsAt > from && occurrence.startsAt < to && (after === undefined || occurrence.startsAt > after)) {
+    if (
+      occurrence.endsAt > from &&
+      occurrence.startsAt < to &&
+      (after === undefined || occurrence.startsAt > after)
+    ) {
       found.push(occurrence);
     }
     return found.length < limit;

@@ -48,7 +48,14 @@ export function toFloating(timeZone: string, instant: number): number {
   for (const part of formatter(timeZone).formatToParts(new Date(seconds))) parts[part.type] = part.value;
   let year = Number(parts.year);
   if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
-  const local = Date.UTC(year, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const local = Date.UTC(
+    year,
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return local + (instant - seconds);
 }
 

@@ -55,7 +55,12 @@ export function toRoadmapItem(row: ProductRoadmapItemsTable) {
 }
 
 export function findProduct(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('products').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('products')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findRelease(db: Kysely<DB>, workspaceId: string, id: string) {
@@ -110,7 +115,13 @@ export async function listReleases(
 export async function listRoadmapItems(
   db: Kysely<DB>,
   workspaceId: string,
-  filters: { product_id?: string; status?: RoadmapItemStatus; release_id?: string; project_id?: string; query?: string },
+  filters: {
+    product_id?: string;
+    status?: RoadmapItemStatus;
+    release_id?: string;
+    project_id?: string;
+    query?: string;
+  },
   page: PageRequest,
 ) {
   let query = db.selectFrom('product_roadmap_items').selectAll().where('workspace_id', '=', workspaceId);
@@ -125,7 +136,12 @@ export async function listRoadmapItems(
 
 /** Product counts for get_workspace_summary, in one query. */
 export async function productCounts(db: Kysely<DB>, workspaceId: string) {
-  const count = (eb: any, table: 'products' | 'product_releases' | 'product_roadmap_items', statuses: string[], as: string) =>
+  const count = (
+    eb: any,
+    table: 'products' | 'product_releases' | 'product_roadmap_items',
+    statuses: string[],
+    as: string,
+  ) =>
     eb
       .selectFrom(table)
       .select((e: any) => e.fn.countAll().as('n'))

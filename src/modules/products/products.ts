@@ -20,9 +20,12 @@ export const productRecord: RecordType = {
   toResource: toProduct,
 };
 
-const productStatus = Type.Union(['active', 'sunset', 'archived'].map((s) => Type.Literal(s)), {
-  description: 'active (default), sunset or archived; any status may follow any other.',
-});
+const productStatus = Type.Union(
+  ['active', 'sunset', 'archived'].map((s) => Type.Literal(s)),
+  {
+    description: 'active (default), sunset or archived; any status may follow any other.',
+  },
+);
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });
 
@@ -64,7 +67,8 @@ export const createProduct = defineOperation({
     try {
       await ctx.db.insertInto('products').values(row).execute();
     } catch (error) {
-      if (isUniqueViolation(error)) throw validationFailed([{ field: 'key', message: 'is already used by another product' }]);
+      if (isUniqueViolation(error))
+        throw validationFailed([{ field: 'key', message: 'is already used by another product' }]);
       throw error;
     }
     const product = toProduct(row);
@@ -91,7 +95,12 @@ export const listProductsOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/products' },
   responseKey: 'products',
   handler: async (ctx, input) => {
-    const page = await listProducts(ctx.db, ctx.workspaceId, input as any, pageRequest('list_products', input));
+    const page = await listProducts(
+      ctx.db,
+      ctx.workspaceId,
+      input as any,
+      pageRequest('list_products', input),
+    );
     return { body: listBody('products', page) };
   },
 });
@@ -105,7 +114,7 @@ export const updateProduct = defineOperation({
   kind: 'update',
   summary: 'Update a product',
   description:
-    'Changes a product\'s name, description (null clears it) or status (active, sunset, archived). The key ' +
+    "Changes a product's name, description (null clears it) or status (active, sunset, archived). The key " +
     'cannot change. Retries are safe: send the same end state. Writes an audit event naming the changed ' +
     'fields and emits product.status_changed when the status changes, otherwise product.updated.',
   input: Strict({

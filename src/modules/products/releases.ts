@@ -22,15 +22,19 @@ export const releaseRecord: RecordType = {
   toResource: toRelease,
 };
 
-const releaseStatus = Type.Union(['planned', 'in_progress', 'released', 'canceled'].map((s) => Type.Literal(s)), {
-  description:
-    'planned (default), in_progress, released or canceled. Becoming released sets released_at; leaving ' +
-    'released clears it.',
-});
+const releaseStatus = Type.Union(
+  ['planned', 'in_progress', 'released', 'canceled'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'planned (default), in_progress, released or canceled. Becoming released sets released_at; leaving ' +
+      'released clears it.',
+  },
+);
 const version = Type.String({
   minLength: 5,
   maxLength: 100,
-  description: 'Semantic version (semver.org), e.g. 2.4.0 or 3.0.0-rc.1, without a leading v; unique per product.',
+  description:
+    'Semantic version (semver.org), e.g. 2.4.0 or 3.0.0-rc.1, without a leading v; unique per product.',
 });
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const notes = Type.String({ maxLength: 50_000, description: 'Release notes (Markdown welcome).' });
@@ -39,7 +43,12 @@ const targetDate = Type.String({ format: 'date', description: 'Planned release d
 function checkedVersion(value: string) {
   const parsed = parseVersion(value);
   if (!parsed) {
-    throw validationFailed([{ field: 'version', message: 'must be a semantic version such as 1.4.0 or 2.0.0-beta.1 (no leading v)' }]);
+    throw validationFailed([
+      {
+        field: 'version',
+        message: 'must be a semantic version such as 1.4.0 or 2.0.0-beta.1 (no leading v)',
+      },
+    ]);
   }
   return { version: value, version_sort: versionSortKey(parsed) };
 }
@@ -55,7 +64,12 @@ async function writeUnique(version: string, write: () => Promise<unknown>) {
   }
 }
 
-function emitFor(ctx: OperationContext, before: ReleaseStatus | undefined, release: ReturnType<typeof toRelease>, created: boolean) {
+function emitFor(
+  ctx: OperationContext,
+  before: ReleaseStatus | undefined,
+  release: ReturnType<typeof toRelease>,
+  created: boolean,
+) {
   const base = { targetType: 'product_release', targetId: release.id, data: release };
   if (created) ctx.emit({ name: 'release.created', ...base });
   if (release.status === 'released' && before !== 'released') ctx.emit({ name: 'release.released', ...base });
@@ -118,7 +132,7 @@ export const listReleasesOperation = defineOperation({
   description:
     'Lists releases in semantic-version order, highest version first (2.0.0, 2.0.0-rc.2, 2.0.0-rc.1, ' +
     '1.10.0, 1.9.0 ...), filtered by product_id and status; `query` matches version, name and notes. Filter ' +
-    'by product_id for one product\'s history. Pass next_cursor back as cursor, with the same filters, for ' +
+    "by product_id for one product's history. Pass next_cursor back as cursor, with the same filters, for " +
     'the next page.',
   input: Strict({
     product_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -129,7 +143,12 @@ export const listReleasesOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/products/releases' },
   responseKey: 'product_releases',
   handler: async (ctx, input) => {
-    const page = await listReleases(ctx.db, ctx.workspaceId, input as any, pageRequest('list_product_releases', input));
+    const page = await listReleases(
+      ctx.db,
+      ctx.workspaceId,
+      input as any,
+      pageRequest('list_product_releases', input),
+    );
     return { body: listBody('product_releases', page) };
   },
 });
@@ -143,7 +162,7 @@ export const updateRelease = defineOperation({
   kind: 'update',
   summary: 'Update a product release',
   description:
-    'Changes a release\'s version (re-validated, unique per product), name, status, target_date or notes ' +
+    "Changes a release's version (re-validated, unique per product), name, status, target_date or notes " +
     '(null clears optional fields). Setting status released stamps released_at with the current time; ' +
     'moving away from released clears it. Retries are safe: send the same end state. Writes an audit event ' +
     'and emits release.released when it becomes released, otherwise release.updated.',
@@ -159,7 +178,9 @@ export const updateRelease = defineOperation({
   responseKey: 'product_release',
   handler: async (ctx, input) => {
     if (![...UPDATABLE, 'version'].some((field) => (input as Record<string, unknown>)[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of version, ${UPDATABLE.join(', ')}` }]);
+      throw validationFailed([
+        { field: '(body)', message: `send at least one of version, ${UPDATABLE.join(', ')}` },
+      ]);
     }
     const checked = input.version === undefined ? undefined : checkedVersion(input.version);
     const row = await findRelease(ctx.db, ctx.workspaceId, input.release_id);

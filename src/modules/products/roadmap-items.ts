@@ -21,9 +21,13 @@ export const roadmapItemRecord: RecordType = {
   toResource: toRoadmapItem,
 };
 
-const itemStatus = Type.Union(['idea', 'planned', 'in_progress', 'shipped', 'canceled'].map((s) => Type.Literal(s)), {
-  description: 'idea (default), planned, in_progress, shipped or canceled; any status may follow any other.',
-});
+const itemStatus = Type.Union(
+  ['idea', 'planned', 'in_progress', 'shipped', 'canceled'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'idea (default), planned, in_progress, shipped or canceled; any status may follow any other.',
+  },
+);
 const title = Type.String({ minLength: 1, maxLength: 500 });
 const description = Type.String({ maxLength: 20_000 });
 const links = {
@@ -65,7 +69,9 @@ async function checkLinks(
       ? ((await ctx.requireRecord('project_task', sent.project_task_id)).project_id as string)
       : linkedTaskProject;
     if (typeof sent.project_id === 'string' && sent.project_id !== taskProject) {
-      throw validationFailed([{ field: 'project_task_id', message: 'is a task of another project than project_id' }]);
+      throw validationFailed([
+        { field: 'project_task_id', message: 'is a task of another project than project_id' },
+      ]);
     }
     links.project_id = taskProject;
   }
@@ -80,7 +86,7 @@ export const createRoadmapItem = defineOperation({
   creates: 'product_roadmap_item',
   summary: 'Create a roadmap item',
   description:
-    'Adds an item (a feature, an initiative) to a product\'s roadmap, status idea unless given, with an ' +
+    "Adds an item (a feature, an initiative) to a product's roadmap, status idea unless given, with an " +
     'optional release_id of the same product and an optional link to the project and/or project task ' +
     'that delivers it. Send an idempotency_key so a retry returns the same item. Writes an audit event and ' +
     'emits roadmap_item.created.',
@@ -98,11 +104,19 @@ export const createRoadmapItem = defineOperation({
   responseKey: 'product_roadmap_item',
   handler: async (ctx, input) => {
     await ctx.requireRecord('product', input.product_id);
-    const sent = { release_id: input.release_id, project_id: input.project_id, project_task_id: input.project_task_id };
+    const sent = {
+      release_id: input.release_id,
+      project_id: input.project_id,
+      project_task_id: input.project_task_id,
+    };
     const checked = await checkLinks(
       ctx,
       input.product_id,
-      { release_id: sent.release_id ?? null, project_id: sent.project_id ?? null, project_task_id: sent.project_task_id ?? null },
+      {
+        release_id: sent.release_id ?? null,
+        project_id: sent.project_id ?? null,
+        project_task_id: sent.project_task_id ?? null,
+      },
       sent,
     );
     const row: ProductRoadmapItemsTable = {
@@ -120,7 +134,12 @@ export const createRoadmapItem = defineOperation({
     await ctx.db.insertInto('product_roadmap_items').values(row).execute();
     const item = toRoadmapItem(row);
     ctx.audit({ targetType: 'product_roadmap_item', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'roadmap_item.created', targetType: 'product_roadmap_item', targetId: row.id, data: item });
+    ctx.emit({
+      name: 'roadmap_item.created',
+      targetType: 'product_roadmap_item',
+      targetId: row.id,
+      data: item,
+    });
     return { body: { product_roadmap_item: item }, createdId: row.id };
   },
 });
@@ -145,12 +164,25 @@ export const listRoadmapItemsOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/products/roadmap-items' },
   responseKey: 'product_roadmap_items',
   handler: async (ctx, input) => {
-    const page = await listRoadmapItems(ctx.db, ctx.workspaceId, input as any, pageRequest('list_product_roadmap_items', input));
+    const page = await listRoadmapItems(
+      ctx.db,
+      ctx.workspaceId,
+      input as any,
+      pageRequest('list_product_roadmap_items', input),
+    );
     return { body: listBody('product_roadmap_items', page) };
   },
 });
 
-const UPDATABLE = ['title', 'description', 'status', 'priority', 'release_id', 'project_id', 'project_task_id'] as const;
+const UPDATABLE = [
+  'title',
+  'description',
+  'status',
+  'priority',
+  'release_id',
+  'project_id',
+  'project_task_id',
+] as const;
 
 export const updateRoadmapItem = defineOperation({
   name: 'update_product_roadmap_item',
@@ -159,7 +191,7 @@ export const updateRoadmapItem = defineOperation({
   kind: 'update',
   summary: 'Update a roadmap item',
   description:
-    'Changes a roadmap item\'s title, description, status, priority, release_id (same product), project_id ' +
+    "Changes a roadmap item's title, description, status, priority, release_id (same product), project_id " +
     'or project_task_id (null clears optional fields and links). The item stays in its product. Retries are ' +
     'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
     'roadmap_item.status_changed when the status changes, otherwise roadmap_item.updated.',
@@ -181,7 +213,11 @@ export const updateRoadmapItem = defineOperation({
     }
     const row = await findRoadmapItem(ctx.db, ctx.workspaceId, input.roadmap_item_id);
     if (!row) throw notFound('product roadmap item');
-    const merged = { ...row };
+    const merged: Links = {
+      release_id: row.release_id,
+      project_id: row.project_id,
+      project_task_id: row.project_task_id,
+    };
     for (const field of ['release_id', 'project_id', 'project_task_id'] as const) {
       if (input[field] !== undefined) merged[field] = input[field];
     }

@@ -68,7 +68,7 @@ export const listBoardsOperation = defineOperation({
   summary: 'List project boards',
   description:
     'Lists boards, newest first, optionally of one project; `query` matches name and description. List a ' +
-    'board\'s columns with list_project_board_columns and its tasks with list_project_tasks (board_id). Pass ' +
+    "board's columns with list_project_board_columns and its tasks with list_project_tasks (board_id). Pass " +
     'next_cursor back as cursor, with the same filters, for the next page.',
   input: Strict({
     project_id: Type.Optional(Type.String({ minLength: 1 })),

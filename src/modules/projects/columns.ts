@@ -24,7 +24,7 @@ export const columnRecord: RecordType = {
 const name = Type.String({ minLength: 1, maxLength: 100 });
 const position = Type.Integer({
   minimum: 0,
-  description: '0-based place among the board\'s columns; larger values put it last. Default: last.',
+  description: "0-based place among the board's columns; larger values put it last. Default: last.",
 });
 const wipLimit = Type.Integer({
   minimum: 1,
@@ -59,7 +59,7 @@ export const createColumn = defineOperation({
   handler: async (ctx, input) => {
     const board = await findBoard(ctx.db, ctx.workspaceId, input.board_id);
     if (!board) throw notFound('project board');
-    const slot = await openColumnSlot(ctx, board.id, input.position);
+    const slot = await openColumnSlot(ctx, board.project_id, board.id, input.position);
     const row: ProjectBoardColumnsTable = {
       workspace_id: ctx.workspaceId,
       id: newId('pbc'),
@@ -76,7 +76,12 @@ export const createColumn = defineOperation({
     await ctx.db.insertInto('project_board_columns').values(row).execute();
     const column = toColumn(row);
     ctx.audit({ targetType: 'project_board_column', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'project_board_column.created', targetType: 'project_board_column', targetId: row.id, data: column });
+    ctx.emit({
+      name: 'project_board_column.created',
+      targetType: 'project_board_column',
+      targetId: row.id,
+      data: column,
+    });
     return { body: { project_board_column: column }, createdId: row.id };
   },
 });
@@ -99,7 +104,12 @@ export const listColumnsOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/projects/board-columns' },
   responseKey: 'project_board_columns',
   handler: async (ctx, input) => {
-    const page = await listColumns(ctx.db, ctx.workspaceId, input, pageRequest('list_project_board_columns', input));
+    const page = await listColumns(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_project_board_columns', input),
+    );
     return { body: listBody('project_board_columns', page) };
   },
 });
@@ -127,14 +137,18 @@ export const updateColumn = defineOperation({
   rest: { method: 'PATCH', path: '/v1/projects/board-columns/{column_id}' },
   responseKey: 'project_board_column',
   handler: async (ctx, input) => {
-    if (![...UPDATABLE, 'position'].some((field) => (input as Record<string, unknown>)[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}, position` }]);
+    if (
+      ![...UPDATABLE, 'position'].some((field) => (input as Record<string, unknown>)[field] !== undefined)
+    ) {
+      throw validationFailed([
+        { field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}, position` },
+      ]);
     }
     const found = await findColumn(ctx.db, ctx.workspaceId, input.column_id);
     if (!found) throw notFound('project board column');
     const { changes, changed } = diffFields(found, input, UPDATABLE);
     if (input.position !== undefined) {
-      const { current, target } = await moveColumn(ctx, found.id, found.board_id, input.position);
+      const { current, target } = await moveColumn(ctx, found, input.position);
       if (target !== current) {
         changes.position = target;
         changed.push('position');
@@ -152,7 +166,12 @@ export const updateColumn = defineOperation({
     const column = toColumn((await findColumn(ctx.db, ctx.workspaceId, found.id))!);
     ctx.audit({ targetType: 'project_board_column', targetId: found.id, changedFields: changed });
     if (changed.length) {
-      ctx.emit({ name: 'project_board_column.updated', targetType: 'project_board_column', targetId: found.id, data: column });
+      ctx.emit({
+        name: 'project_board_column.updated',
+        targetType: 'project_board_column',
+        targetId: found.id,
+        data: column,
+      });
     }
     return { body: { project_board_column: column } };
   },

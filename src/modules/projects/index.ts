@@ -32,12 +32,21 @@ export const projectsModule: ModuleDefinition = {
   recordTypes: [projectRecord, boardRecord, columnRecord, projectTaskRecord],
   events: [
     { name: 'project.created', description: 'A project was created; data is the project.' },
-    { name: 'project.updated', description: 'A project changed without a status change; data is the project.' },
-    { name: 'project.status_changed', description: 'A project changed status (and maybe more); data is the project.' },
+    {
+      name: 'project.updated',
+      description: 'A project changed without a status change; data is the project.',
+    },
+    {
+      name: 'project.status_changed',
+      description: 'A project changed status (and maybe more); data is the project.',
+    },
     { name: 'project_board.created', description: 'A board was created; data is the board.' },
     { name: 'project_board.updated', description: 'A board was renamed or re-described; data is the board.' },
     { name: 'project_board_column.created', description: 'A board column was created; data is the column.' },
-    { name: 'project_board_column.updated', description: 'A board column changed or moved; data is the column.' },
+    {
+      name: 'project_board_column.updated',
+      description: 'A board column changed or moved; data is the column.',
+    },
     {
       name: 'project_task.created',
       description: 'A project task was created with its human key; data is the task.',
@@ -53,13 +62,21 @@ export const projectsModule: ModuleDefinition = {
         status: Type.String(),
       }),
     },
-    { name: 'project_task.updated', description: 'A project task\'s fields (not its placement) changed; data is the task.' },
+    {
+      name: 'project_task.updated',
+      description: "A project task's fields (not its placement) changed; data is the task.",
+    },
     {
       name: 'project_task.moved',
       description:
         'A project task changed board, column or position; data is the task plus moved_from (its previous ' +
         'board_id, column_id and position). Other tasks of the columns shift without events of their own.',
-      schema: Type.Object({ id: Type.String(), key: Type.String(), ...placement.properties, moved_from: placement }),
+      schema: Type.Object({
+        id: Type.String(),
+        key: Type.String(),
+        ...placement.properties,
+        moved_from: placement,
+      }),
     },
   ],
   summary: [

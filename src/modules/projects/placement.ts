@@ -1,42 +1,48 @@
-// Ordering of columns in a board and of tasks in a column: positions are 0-based and gap-free. Every
-// reorder locks what it shifts first (PostgreSQL row locks, taken in id order so racing moves cannot
-// deadlock); SQLite runs one write transaction at a time, so reads there are already stable.
+// Ordering of columns in a board and of tasks in a column: positions are 0-based and gap-free. Every write
+// that shifts positions or task counts first locks its project's row (PostgreSQL SELECT ... FOR UPDATE;
+// task creates take the same lock with their number), so racing moves in a project run one after the
+// other, read fresh positions, and cannot deadlock on the rows they shift. SQLite runs one write
+// transaction at a time, so reads there are already stable.
 import type { OperationContext } from '../../core/context.ts';
 import type { ProjectBoardColumnsTable, ProjectTasksTable } from './project-tables.ts';
 
 const clamp = (value: number, min: number, max: number) => Math.max(min, Math.min(max, value));
 
-export async function lockBoard(ctx: OperationContext, boardId: string): Promise<void> {
+/** Serializes every position change in a project; call it before reading positions or counts. */
+export async function lockProject(ctx: OperationContext, projectId: string): Promise<void> {
   if (ctx.dialect !== 'postgres') return;
   await ctx.db
-    .selectFrom('project_boards')
+    .selectFrom('projects')
     .select('id')
     .where('workspace_id', '=', ctx.workspaceId)
-    .where('id', '=', boardId)
+    .where('id', '=', projectId)
     .forUpdate()
     .execute();
 }
 
-/** Locks and reads columns (fresh task counts), in id order. */
-export async function lockColumns(ctx: OperationContext, ids: string[]): Promise<Map<string, ProjectBoardColumnsTable>> {
-  const unique = [...new Set(ids)].sort();
+/** Reads columns (fresh task counts) after the project lock. */
+export async function readColumns(
+  ctx: OperationContext,
+  ids: string[],
+): Promise<Map<string, ProjectBoardColumnsTable>> {
+  const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
-  let query = ctx.db
+  const rows = await ctx.db
     .selectFrom('project_board_columns')
     .selectAll()
     .where('workspace_id', '=', ctx.workspaceId)
     .where('id', 'in', unique)
-    .orderBy('id');
-  if (ctx.dialect === 'postgres') query = query.forUpdate();
-  const rows = await query.execute();
+    .execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** Locks and reads one task, so two moves of the same task run one after the other. */
-export async function lockTask(ctx: OperationContext, id: string): Promise<ProjectTasksTable | undefined> {
-  let query = ctx.db.selectFrom('project_tasks').selectAll().where('workspace_id', '=', ctx.workspaceId).where('id', '=', id);
-  if (ctx.dialect === 'postgres') query = query.forUpdate();
-  return query.executeTakeFirst();
+export function readTask(ctx: OperationContext, id: string): Promise<ProjectTasksTable | undefined> {
+  return ctx.db
+    .selectFrom('project_tasks')
+    .selectAll()
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 async function columnCount(ctx: OperationContext, boardId: string): Promise<number> {
@@ -61,8 +67,13 @@ async function shiftColumns(ctx: OperationContext, boardId: string, from: number
 }
 
 /** Makes room for a new column at `position` (default: last) and returns the position it takes. */
-export async function openColumnSlot(ctx: OperationContext, boardId: string, position?: number): Promise<number> {
-  await lockBoard(ctx, boardId);
+export async function openColumnSlot(
+  ctx: OperationContext,
+  projectId: string,
+  boardId: string,
+  position?: number,
+) {
+  await lockProject(ctx, projectId);
   const count = await columnCount(ctx, boardId);
   const slot = clamp(position ?? count, 0, count);
   if (slot < count) await shiftColumns(ctx, boardId, slot, count, 1);
@@ -70,16 +81,23 @@ export async function openColumnSlot(ctx: OperationContext, boardId: string, pos
 }
 
 /** Moves a column within its board (the caller writes its new position); returns where it was and goes. */
-export async function moveColumn(ctx: OperationContext, columnId: string, boardId: string, position: number) {
-  await lockBoard(ctx, boardId);
-  const current = Number((await lockColumns(ctx, [columnId])).get(columnId)!.position);
+export async function moveColumn(ctx: OperationContext, column: ProjectBoardColumnsTable, position: number) {
+  await lockProject(ctx, column.project_id);
+  const boardId = column.board_id;
+  const current = Number((await readColumns(ctx, [column.id])).get(column.id)!.position);
   const target = clamp(position, 0, (await columnCount(ctx, boardId)) - 1);
   if (target > current) await shiftColumns(ctx, boardId, current + 1, target, -1);
   if (target < current) await shiftColumns(ctx, boardId, target, current - 1, 1);
   return { current, target };
 }
 
-async function shiftTasks(ctx: OperationContext, columnId: string, from: number, to: number | null, by: 1 | -1) {
+async function shiftTasks(
+  ctx: OperationContext,
+  columnId: string,
+  from: number,
+  to: number | null,
+  by: 1 | -1,
+) {
   let query = ctx.db
     .updateTable('project_tasks')
     .set((eb) => ({ position: eb('position', '+', by) }))
@@ -99,8 +117,12 @@ async function addToCount(ctx: OperationContext, columnId: string, by: 1 | -1) {
     .execute();
 }
 
-/** Makes room for a task in a locked column at `position` (default: last); returns the position it takes. */
-export async function openTaskSlot(ctx: OperationContext, column: ProjectBoardColumnsTable, position?: number) {
+/** Makes room for a task in a column (read after the project lock) at `position` (default: last); returns the position it takes. */
+export async function openTaskSlot(
+  ctx: OperationContext,
+  column: ProjectBoardColumnsTable,
+  position?: number,
+) {
   const count = Number(column.task_count);
   const slot = clamp(position ?? count, 0, count);
   if (slot < count) await shiftTasks(ctx, column.id, slot, null, 1);
@@ -108,14 +130,19 @@ export async function openTaskSlot(ctx: OperationContext, column: ProjectBoardCo
   return slot;
 }
 
-/** Closes the gap a task leaves in its (locked) column. */
+/** Closes the gap a task leaves in its column. */
 export async function closeTaskSlot(ctx: OperationContext, columnId: string, position: number) {
   await shiftTasks(ctx, columnId, position + 1, null, -1);
   await addToCount(ctx, columnId, -1);
 }
 
-/** Moves a task within its (locked) column; returns its new position. */
-export async function reorderTask(ctx: OperationContext, column: ProjectBoardColumnsTable, current: number, position: number) {
+/** Moves a task within its column; returns its new position. */
+export async function reorderTask(
+  ctx: OperationContext,
+  column: ProjectBoardColumnsTable,
+  current: number,
+  position: number,
+) {
   const target = clamp(position, 0, Number(column.task_count) - 1);
   if (target > current) await shiftTasks(ctx, column.id, current + 1, target, -1);
   if (target < current) await shiftTasks(ctx, column.id, target, current - 1, 1);

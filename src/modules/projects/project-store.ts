@@ -57,7 +57,12 @@ export function toColumn(row: ProjectBoardColumnsTable) {
 }
 
 export function findProject(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('projects').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('projects')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findBoard(db: Kysely<DB>, workspaceId: string, id: string) {
@@ -126,7 +131,11 @@ export async function listColumns(
 /** Active projects and their open (and overdue) tasks for get_workspace_summary, in one query. */
 export async function projectCounts(db: Kysely<DB>, workspaceId: string, now: string) {
   const activeProjects = (eb: any) =>
-    eb.selectFrom('projects').select('id').where('workspace_id', '=', workspaceId).where('status', '=', 'active');
+    eb
+      .selectFrom('projects')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'active');
   const row = await db
     .selectNoFrom((eb) => [
       eb

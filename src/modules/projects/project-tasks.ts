@@ -7,7 +7,7 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { inputFields } from './changes.ts';
-import { lockColumns, openTaskSlot } from './placement.ts';
+import { openTaskSlot, readColumns } from './placement.ts';
 import { findBoard, findColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable, ProjectTasksTable, ProjectTaskStatus } from './project-tables.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
@@ -38,11 +38,13 @@ export async function resolveColumn(
     if (input.board_id) {
       if (!(await findBoard(ctx.db, ctx.workspaceId, input.board_id))) throw notFound('project board');
       if (column.board_id !== input.board_id) {
-        throw validationFailed([{ field: 'column_id', message: `is a column of another board (${column.board_id})` }]);
+        throw validationFailed([
+          { field: 'column_id', message: `is a column of another board (${column.board_id})` },
+        ]);
       }
     }
     if (column.project_id !== projectId) {
-      throw validationFailed([{ field: 'column_id', message: 'is a column of another project\'s board' }]);
+      throw validationFailed([{ field: 'column_id', message: "is a column of another project's board" }]);
     }
     return column;
   }
@@ -70,10 +72,10 @@ export const createProjectTask = defineOperation({
   creates: 'project_task',
   summary: 'Create a project task',
   description:
-    'Creates a task in a project and gives it the project\'s next human key (WEB-1, WEB-2 ...; never reused ' +
-    'or skipped). Optionally places it on one of the project\'s boards: column_id (and/or board_id, which ' +
-    'alone means the board\'s first column) and position (default last); the status defaults to the ' +
-    'column\'s task_status, else todo. Not for CRM follow-ups (use create_task). Send an idempotency_key so ' +
+    "Creates a task in a project and gives it the project's next human key (WEB-1, WEB-2 ...; never reused " +
+    "or skipped). Optionally places it on one of the project's boards: column_id (and/or board_id, which " +
+    "alone means the board's first column) and position (default last); the status defaults to the " +
+    "column's task_status, else todo. Not for CRM follow-ups (use create_task). Send an idempotency_key so " +
     'a retry returns the same task. Writes an audit event and emits project_task.created.',
   input: Strict({
     project_id: Type.String({ minLength: 1, description: 'Project of the task (prj_...).' }),
@@ -94,15 +96,18 @@ export const createProjectTask = defineOperation({
   handler: async (ctx, input) => {
     const project = await ctx.requireRecord('project', input.project_id);
     if (project.status === 'archived') {
-      throw validationFailed([{ field: 'project_id', message: 'is archived; change its status to add tasks' }]);
+      throw validationFailed([
+        { field: 'project_id', message: 'is archived; change its status to add tasks' },
+      ]);
     }
     if (input.position !== undefined && !input.board_id && !input.column_id) {
       throw validationFailed([{ field: 'position', message: 'needs board_id or column_id' }]);
     }
-    const target = input.board_id || input.column_id ? await resolveColumn(ctx, input.project_id, input) : undefined;
-    // Number first (locks the project row), then the column: every writer takes locks in this order.
+    const target =
+      input.board_id || input.column_id ? await resolveColumn(ctx, input.project_id, input) : undefined;
+    // The number's UPDATE locks the project row: the column's count is read after it (see placement.ts).
     const { number, projectKey } = await nextTaskNumber(ctx.db, ctx.workspaceId, input.project_id);
-    const column = target && (await lockColumns(ctx, [target.id])).get(target.id)!;
+    const column = target && (await readColumns(ctx, [target.id])).get(target.id)!;
     const position = column ? await openTaskSlot(ctx, column, input.position) : null;
     const status = (input.status ?? column?.task_status ?? 'todo') as ProjectTaskStatus;
     const row: ProjectTasksTable = {
@@ -152,8 +157,12 @@ export const listProjectTasksOperation = defineOperation({
     assignee_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(taskStatus),
     priority: Type.Optional(priority),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Tasks carrying this label.' })),
-    key: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}-[0-9]+$', description: 'A human key, e.g. WEB-12.' })),
+    label: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 50, description: 'Tasks carrying this label.' }),
+    ),
+    key: Type.Optional(
+      Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}-[0-9]+$', description: 'A human key, e.g. WEB-12.' }),
+    ),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),
@@ -161,7 +170,12 @@ export const listProjectTasksOperation = defineOperation({
   responseKey: 'project_tasks',
   handler: async (ctx, input) => {
     const filters = input as TaskFilters;
-    const page = await listProjectTasks(ctx.db, ctx.workspaceId, filters, pageRequest('list_project_tasks', input));
+    const page = await listProjectTasks(
+      ctx.db,
+      ctx.workspaceId,
+      filters,
+      pageRequest('list_project_tasks', input),
+    );
     return { body: listBody('project_tasks', page) };
   },
 });

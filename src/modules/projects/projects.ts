@@ -23,12 +23,20 @@ export const projectRecord: RecordType = {
 
 export const projectStatus = Type.Union(
   ['planned', 'active', 'on_hold', 'completed', 'archived'].map((s) => Type.Literal(s)),
-  { description: 'planned, active (default), on_hold, completed or archived; any status may follow any other.' },
+  {
+    description:
+      'planned, active (default), on_hold, completed or archived; any status may follow any other.',
+  },
 );
-const date = (description: string) => Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).` });
+const date = (description: string) =>
+  Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).` });
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });
-const ownerId = Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID responsible for it.' });
+const ownerId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'User or agent ID responsible for it.',
+});
 
 function checkDates(startDate: string | null, targetDate: string | null) {
   if (startDate && targetDate && targetDate < startDate) {
@@ -116,7 +124,12 @@ export const listProjectsOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/projects' },
   responseKey: 'projects',
   handler: async (ctx, input) => {
-    const page = await listProjects(ctx.db, ctx.workspaceId, input as any, pageRequest('list_projects', input));
+    const page = await listProjects(
+      ctx.db,
+      ctx.workspaceId,
+      input as any,
+      pageRequest('list_projects', input),
+    );
     return { body: listBody('projects', page) };
   },
 });
@@ -130,7 +143,7 @@ export const updateProject = defineOperation({
   kind: 'update',
   summary: 'Update a project',
   description:
-    'Changes a project\'s name, description, status, owner_id, start_date or target_date (send null to clear ' +
+    "Changes a project's name, description, status, owner_id, start_date or target_date (send null to clear " +
     'an optional field). The key cannot change. target_date may not fall before start_date. Retries are ' +
     'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
     'project.status_changed when the status changes, otherwise project.updated.',

@@ -4,7 +4,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, Nullable } from './changes.ts';
-import { closeTaskSlot, lockColumns, lockTask, openTaskSlot, reorderTask } from './placement.ts';
+import { closeTaskSlot, lockProject, openTaskSlot, readColumns, readTask, reorderTask } from './placement.ts';
 import { resolveColumn } from './project-tasks.ts';
 import type { ProjectTasksTable } from './project-tables.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
@@ -27,12 +27,18 @@ async function targetColumnId(ctx: OperationContext, task: ProjectTasksTable, in
   const { board_id: boardId, column_id: columnId, position } = input;
   if (boardId === null || columnId === null) {
     if (typeof boardId === 'string' || typeof columnId === 'string') {
-      throw validationFailed([{ field: 'column_id', message: 'send board_id and column_id both null to take the task off its board' }]);
+      throw validationFailed([
+        {
+          field: 'column_id',
+          message: 'send board_id and column_id both null to take the task off its board',
+        },
+      ]);
     }
     if (position !== undefined) throw validationFailed([{ field: 'position', message: 'needs a column' }]);
     return null;
   }
-  if (columnId) return (await resolveColumn(ctx, task.project_id, { board_id: boardId, column_id: columnId })).id;
+  if (columnId)
+    return (await resolveColumn(ctx, task.project_id, { board_id: boardId, column_id: columnId })).id;
   if (boardId) {
     if (task.board_id === boardId && task.column_id) {
       return task.column_id;
@@ -40,16 +46,25 @@ async function targetColumnId(ctx: OperationContext, task: ProjectTasksTable, in
     return (await resolveColumn(ctx, task.project_id, { board_id: boardId })).id;
   }
   if (position !== undefined) {
-    if (!task.column_id) throw validationFailed([{ field: 'position', message: 'the task is not on a board; send column_id' }]);
+    if (!task.column_id)
+      throw validationFailed([{ field: 'position', message: 'the task is not on a board; send column_id' }]);
     return task.column_id;
   }
   return undefined;
 }
 
 /** Applies a placement change with the columns locked; returns the placement columns to write. */
-async function move(ctx: OperationContext, task: ProjectTasksTable, target: string | null, position?: number) {
+async function move(
+  ctx: OperationContext,
+  task: ProjectTasksTable,
+  target: string | null,
+  position?: number,
+) {
   const source = task.column_id;
-  const columns = await lockColumns(ctx, [source, target].filter((id): id is string => Boolean(id)));
+  const columns = await readColumns(
+    ctx,
+    [source, target].filter((id): id is string => Boolean(id)),
+  );
   if (source && source === target) {
     if (position === undefined) return { placement: {}, column: undefined };
     const next = await reorderTask(ctx, columns.get(source)!, Number(task.position), position);
@@ -69,8 +84,8 @@ export const updateProjectTask = defineOperation({
   kind: 'update',
   summary: 'Update or move a project task',
   description:
-    'Changes a project task\'s fields (null clears an optional one; labels replace the list) and/or moves ' +
-    'it: column_id (any board of its project; board_id alone means that board\'s first column, or keeps ' +
+    "Changes a project task's fields (null clears an optional one; labels replace the list) and/or moves " +
+    "it: column_id (any board of its project; board_id alone means that board's first column, or keeps " +
     'the current column on that board) and position (0-based, default last; position alone reorders within ' +
     'the current column). board_id and column_id both null take it off its board. Positions in each column ' +
     'stay 0..n-1, also under concurrent moves. Entering a column with a task_status sets that status unless ' +
@@ -97,9 +112,12 @@ export const updateProjectTask = defineOperation({
     if (![...FIELDS, 'labels', ...PLACEMENT].some((field) => input[field] !== undefined)) {
       throw validationFailed([{ field: '(body)', message: 'send at least one field to change' }]);
     }
-    // Locking the task first serializes two moves of the same task; columns are locked after it.
-    const task = await lockTask(ctx, input.project_task_id);
-    if (!task) throw notFound('project task');
+    const found = await readTask(ctx, input.project_task_id);
+    if (!found) throw notFound('project task');
+    // A move locks the project before reading positions (placement.ts); the task is read again after it.
+    const placing = PLACEMENT.some((field) => input[field] !== undefined);
+    if (placing) await lockProject(ctx, found.project_id);
+    const task = placing ? (await readTask(ctx, found.id))! : found;
     const { changes, changed } = diffFields(task, input, FIELDS);
     const labels = input.labels && JSON.stringify(input.labels);
     if (labels !== undefined && labels !== task.labels) {
@@ -108,8 +126,12 @@ export const updateProjectTask = defineOperation({
     }
     const target = await targetColumnId(ctx, task, input);
     const moved =
-      target === undefined ? { placement: {}, column: undefined } : await move(ctx, task, target, input.position);
-    const placementChanged = PLACEMENT.filter((f) => f in moved.placement && (moved.placement as any)[f] !== task[f]);
+      target === undefined
+        ? { placement: {}, column: undefined }
+        : await move(ctx, task, target, input.position);
+    const placementChanged = PLACEMENT.filter(
+      (f) => f in moved.placement && (moved.placement as any)[f] !== task[f],
+    );
     if (moved.column?.task_status && input.status === undefined && moved.column.task_status !== task.status) {
       changes.status = moved.column.task_status;
       changed.push('status');
@@ -127,7 +149,11 @@ export const updateProjectTask = defineOperation({
         .execute();
     }
     const projectTask = toProjectTask(next);
-    ctx.audit({ targetType: 'project_task', targetId: task.id, changedFields: [...changed, ...placementChanged] });
+    ctx.audit({
+      targetType: 'project_task',
+      targetId: task.id,
+      changedFields: [...changed, ...placementChanged],
+    });
     if (placementChanged.length) {
       const movedFrom = { board_id: task.board_id, column_id: task.column_id, position: task.position };
       ctx.emit({
@@ -138,7 +164,12 @@ export const updateProjectTask = defineOperation({
       });
     }
     if (changed.length) {
-      ctx.emit({ name: 'project_task.updated', targetType: 'project_task', targetId: task.id, data: projectTask });
+      ctx.emit({
+        name: 'project_task.updated',
+        targetType: 'project_task',
+        targetId: task.id,
+        data: projectTask,
+      });
     }
     return { body: { project_task: projectTask } };
   },

@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 
 export const taskStatus = Type.Union(
   ['backlog', 'todo', 'in_progress', 'done', 'canceled'].map((s) => Type.Literal(s)),
-  { description: 'backlog, todo, in_progress, done or canceled; backlog, todo and in_progress count as open.' },
+  {
+    description: 'backlog, todo, in_progress, done or canceled; backlog, todo and in_progress count as open.',
+  },
 );
 export const priority = Type.Union(
   ['none', 'low', 'medium', 'high', 'urgent'].map((s) => Type.Literal(s)),
@@ -19,7 +21,7 @@ export const taskFields = {
     description: 'Up to 20 distinct labels; each write replaces the whole list.',
   }),
   due_at: Type.String({ format: 'date-time', description: 'ISO 8601 date-time with offset.' }),
-  board_id: Type.String({ minLength: 1, description: 'Board of the task\'s project (pbd_...).' }),
+  board_id: Type.String({ minLength: 1, description: "Board of the task's project (pbd_...)." }),
   column_id: Type.String({ minLength: 1, description: 'Column of that board (pbc_...).' }),
   position: Type.Integer({
     minimum: 0,

@@ -57,7 +57,12 @@ export interface TaskFilters {
 }
 
 /** Newest first; within one column (column_id given) in board order, by position. */
-export async function listProjectTasks(db: Kysely<DB>, workspaceId: string, filters: TaskFilters, page: PageRequest) {
+export async function listProjectTasks(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: TaskFilters,
+  page: PageRequest,
+) {
   let query = db.selectFrom('project_tasks').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
   if (filters.board_id) query = query.where('board_id', '=', filters.board_id);
