@@ -233,6 +233,10 @@ describe('support tickets', () => {
       expect(res.status, res.text).toBe(404);
       expect(res.body.error.code).toBe('resource_not_found');
     }
+    const message = (await post(`/v1/support/tickets/${t.id}/messages`, { direction: 'inbound', body: 'mine' })).body.message;
+    const comment = (await post(`/v1/support/tickets/${t.id}/comments`, { body: 'mine' })).body.comment;
+    expect((await get(`/v1/support/messages/${message.id}`, other.apiKey)).status).toBe(404);
+    expect((await get(`/v1/support/comments/${comment.id}`, other.apiKey)).status).toBe(404);
     const mcp = await h.callTool(other.mcpToken, 'update_support_ticket', { ticket_id: t.id, status: 'solved' });
     expect(mcp.body.error.code).toBe('resource_not_found');
     const stored = await h.db.selectFrom('support_tickets').select('status').where('id', '=', t.id).executeTakeFirstOrThrow();
