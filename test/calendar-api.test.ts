@@ -169,6 +169,14 @@ describe('events', () => {
         {
           starts_at: '2026-07-01T10:00:00Z',
           ends_at: '2026-07-01T11:00:00Z',
+          recurrence: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+        },
+        ['recurrence'],
+      ],
+      [
+        {
+          starts_at: '2026-07-01T10:00:00Z',
+          ends_at: '2026-07-01T11:00:00Z',
           excluded_dates: ['2026-07-08'],
         },
         ['excluded_dates'],

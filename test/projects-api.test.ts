@@ -249,6 +249,10 @@ describe('project tasks', () => {
 
     const ordered = await get(`/v1/projects/tasks?column_id=${columns[0].id}`);
     expect(ordered.body.project_tasks.map((t: any) => t.key)).toEqual(['TSK-3', 'TSK-1', 'TSK-2']);
+    expect(
+      (await get(`/v1/projects/tasks?board_id=${b.id}&query=t`)).body.project_tasks.map((t: any) => t.key),
+    ).toEqual(['TSK-3', 'TSK-2', 'TSK-1']);
+    expect((await get(`/v1/projects/tasks?project_id=${p.id}&status=done`)).body.project_tasks).toEqual([]);
     expect((await get('/v1/projects/tasks?label=bug')).body.project_tasks.map((t: any) => t.key)).toEqual([
       'TSK-2',
     ]);
@@ -395,6 +399,11 @@ describe('project tasks', () => {
     expect(created.result.isError).toBeUndefined();
     const task = created.body.project_task;
     expect(task).toMatchObject({ key: 'MCP-1', priority: 'high', estimate: 3, assignee_id: 'agent_1' });
+    const assigned = await h.callTool(ws.mcpToken, 'list_project_tasks', {
+      assignee_id: 'agent_1',
+      priority: 'high',
+    });
+    expect(assigned.body.project_tasks.map((t: any) => t.key)).toEqual(['MCP-1']);
     const updated = await h.callTool(ws.mcpToken, 'update_project_task', {
       project_task_id: task.id,
       estimate: null,

@@ -161,21 +161,43 @@ function occurrenceAt(timing: Timing, floating: number): Occurrence {
   };
 }
 
+// The Gregorian calendar repeats exactly every 400 years (146,097 days).
+const CYCLE = 146_097 * DAY;
+
+/**
+ * Whether the start is the rule's first occurrence. rrule walks period by period up to the year 9999 when
+ * a rule never matches again, so the check runs on a copy moved by whole 400-year cycles (same weekdays,
+ * same leap years) close to 9999: an impossible rule then costs at most 400 years of periods.
+ */
+function startsTheSeries(rule: InstanceType<typeof RRule>, start: number): boolean {
+  const cycles = Math.max(0, Math.floor((9999 - new Date(start).getUTCFullYear()) / 400));
+  const shift = cycles * CYCLE;
+  const { until } = rule.options;
+  const probe = new RRule({
+    ...rule.origOptions,
+    dtstart: new Date(start + shift),
+    until: until ? new Date(until.getTime() + shift) : null,
+  });
+  return probe.after(new Date(start + shift), true)?.getTime() === start + shift;
+}
+
 /**
  * Checks the rule against the start (the start must be its first occurrence) and returns the UTC end of
- * the last occurrence of a bounded series, or null when unbounded or too far out to matter for indexing.
+ * the last occurrence of a bounded series, or null when unbounded or not over within 20 years (the value
+ * only lets window queries skip finished series).
  */
 export function checkRule(timing: Timing): string | null {
   const { rule, start } = ruleSet(timing);
-  const first = rule.after(new Date(start), true);
-  if (!first || first.getTime() !== start) {
+  if (!startsTheSeries(rule, start)) {
     throw fail('must include the start as its first occurrence (e.g. starts_at on a Monday for BYDAY=MO)');
   }
   const { count, until } = rule.options;
   if (!count && !until) return null;
   if (until && until.getTime() - start > INDEX_HORIZON) return null;
-  const last = count ? rule.all().at(-1)! : rule.before(until!, true)!;
-  return new Date(occurrenceAt(timing, last.getTime()).endsAt).toISOString();
+  const horizon = until ?? new Date(start + INDEX_HORIZON);
+  const found = rule.between(new Date(start), horizon, true);
+  if (count && found.length < count) return null;
+  return new Date(occurrenceAt(timing, found.at(-1)!.getTime()).endsAt).toISOString();
 }
 
 /**
