@@ -393,12 +393,18 @@ describe('project tasks', () => {
       title: 'Via MCP',
       priority: 'high',
       estimate: 3,
-      due_at: '2026-12-01T10:00:00Z',
+      due_at: '2026-12-01T10:00:00+02:00',
       assignee_id: 'agent_1',
     });
     expect(created.result.isError).toBeUndefined();
     const task = created.body.project_task;
-    expect(task).toMatchObject({ key: 'MCP-1', priority: 'high', estimate: 3, assignee_id: 'agent_1' });
+    expect(task).toMatchObject({
+      key: 'MCP-1',
+      priority: 'high',
+      estimate: 3,
+      assignee_id: 'agent_1',
+      due_at: '2026-12-01T08:00:00.000Z',
+    });
     const assigned = await h.callTool(ws.mcpToken, 'list_project_tasks', {
       assignee_id: 'agent_1',
       priority: 'high',

@@ -98,7 +98,7 @@ export const listProductsOperation = defineOperation({
     const page = await listProducts(
       ctx.db,
       ctx.workspaceId,
-      input as any,
+      input as Parameters<typeof listProducts>[2],
       pageRequest('list_products', input),
     );
     return { body: listBody('products', page) };

@@ -146,7 +146,7 @@ export const listReleasesOperation = defineOperation({
     const page = await listReleases(
       ctx.db,
       ctx.workspaceId,
-      input as any,
+      input as Parameters<typeof listReleases>[2],
       pageRequest('list_product_releases', input),
     );
     return { body: listBody('product_releases', page) };

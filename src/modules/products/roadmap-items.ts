@@ -167,7 +167,7 @@ export const listRoadmapItemsOperation = defineOperation({
     const page = await listRoadmapItems(
       ctx.db,
       ctx.workspaceId,
-      input as any,
+      input as Parameters<typeof listRoadmapItems>[2],
       pageRequest('list_product_roadmap_items', input),
     );
     return { body: listBody('product_roadmap_items', page) };

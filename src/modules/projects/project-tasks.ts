@@ -126,7 +126,8 @@ export const createProjectTask = defineOperation({
       estimate: input.estimate ?? null,
       labels: JSON.stringify(input.labels ?? []),
       assignee_id: input.assignee_id ?? null,
-      due_at: input.due_at ?? null,
+      // Stored in UTC so the summary's overdue count compares like with like.
+      due_at: input.due_at ? new Date(input.due_at).toISOString() : null,
       completed_at: status === 'done' ? ctx.now : null,
       created_at: ctx.now,
       updated_at: ctx.now,

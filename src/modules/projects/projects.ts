@@ -127,7 +127,7 @@ export const listProjectsOperation = defineOperation({
     const page = await listProjects(
       ctx.db,
       ctx.workspaceId,
-      input as any,
+      input as Parameters<typeof listProjects>[2],
       pageRequest('list_projects', input),
     );
     return { body: listBody('projects', page) };

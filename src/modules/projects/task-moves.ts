@@ -118,7 +118,8 @@ export const updateProjectTask = defineOperation({
     const placing = PLACEMENT.some((field) => input[field] !== undefined);
     if (placing) await lockProject(ctx, found.project_id);
     const task = placing ? (await readTask(ctx, found.id))! : found;
-    const { changes, changed } = diffFields(task, input, FIELDS);
+    const dueAt = typeof input.due_at === 'string' ? new Date(input.due_at).toISOString() : input.due_at;
+    const { changes, changed } = diffFields(task, { ...input, due_at: dueAt }, FIELDS);
     const labels = input.labels && JSON.stringify(input.labels);
     if (labels !== undefined && labels !== task.labels) {
       changes.labels = labels;
