@@ -9,6 +9,8 @@ import { crmModule } from './modules/crm/index.ts';
 import { supportModule } from './modules/support/index.ts';
 import { tasksModule } from './modules/tasks/index.ts';
 import { integrationsModule } from './modules/integrations/index.ts';
+import { analyticsGovernanceModule } from './modules/analytics-governance/index.ts';
+import { notificationsModule } from './modules/notifications/index.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
 import { projectsModule } from './modules/projects/index.ts';
 import { productsModule } from './modules/products/index.ts';
@@ -33,7 +35,7 @@ export interface Registry {
   eventConsumers: EventConsumer[];
 }
 
-const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule, supportModule, cmsModule, assetsModule, projectsModule, productsModule, calendarModule];
+const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule, supportModule, cmsModule, assetsModule, projectsModule, productsModule, calendarModule, analyticsGovernanceModule, notificationsModule];
 
 /** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
 export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {

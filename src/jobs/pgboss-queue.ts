@@ -17,7 +17,7 @@ export function keyToUuid(name: string, key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-const BATCH = 8;
+const LOOPS = 4;
 
 export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
   const { config, clock, logger } = base;
@@ -32,7 +32,7 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
   });
   boss.on('error', (err) => logger.error({ err }, 'job queue error'));
   const controller = new AbortController();
-  const workers = new Map<string, string>();
+  const workers = new Map<string, string[]>();
   let started = false;
 
   const queue: QueueBackend = {
@@ -45,8 +45,7 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
         ...(options.key ? { id: keyToUuid(name, options.key) } : {}),
         ...(delayMs > 0 ? { startAfter: new Date(Date.now() + delayMs) } : {}),
       });
-      const worker = workers.get(name);
-      if (id && delayMs === 0 && worker) boss.notifyWorker(worker);
+      if (id && delayMs === 0) for (const worker of workers.get(name) ?? []) boss.notifyWorker(worker);
       return id;
     },
 
@@ -62,26 +61,29 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
           retryBackoff: true,
           expireInSeconds: 5 * 60,
         });
-        // A batch runs concurrently; each job fails on its own (pg-boss then completes only the active rest).
-        const id = await boss.work<Record<string, unknown>>(
-          definition.name,
-          { pollingIntervalSeconds: Math.max(0.5, config.workerPollMs / 1000), batchSize: BATCH, includeMetadata: true },
-          async (jobs) => {
-            await Promise.all(
-              jobs.map(async (job) => {
-                try {
-                  await definition.run(
-                    { id: job.id, name: job.name, payload: job.data, attempt: job.retryCount + 1, signal: controller.signal },
-                    env,
-                  );
-                } catch (err) {
-                  await boss.fail(definition.name, job.id, { message: err instanceof Error ? err.message : String(err) });
-                }
-              }),
-            );
-          },
-        );
-        workers.set(definition.name, id);
+        // Several fetch loops per queue: a slow receiver holds one loop, not the node's whole queue. A loop
+        // that just finished a job fetches again at once instead of waiting for its polling interval.
+        const ids: string[] = [];
+        for (let i = 0; i < LOOPS; i++) {
+          let self = '';
+          self = await boss.work<Record<string, unknown>>(
+            definition.name,
+            { pollingIntervalSeconds: Math.max(0.5, config.workerPollMs / 1000), batchSize: 1, includeMetadata: true },
+            async ([job]) => {
+              if (!job) return;
+              try {
+                await definition.run(
+                  { id: job.id, name: job.name, payload: job.data, attempt: job.retryCount + 1, signal: controller.signal },
+                  env,
+                );
+              } finally {
+                if (!controller.signal.aborted) boss.notifyWorker(self);
+              }
+            },
+          );
+          ids.push(self);
+        }
+        workers.set(definition.name, ids);
       }
     },
 

@@ -11,6 +11,8 @@ export interface Received {
 }
 
 export interface Reply {
+  /** Never answer (the connection stays open until the receiver closes). */
+  hang?: boolean;
   status: number;
   headers?: Record<string, string>;
   body?: string;
@@ -35,6 +37,7 @@ export async function startReceiver(): Promise<Receiver> {
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, text: body.toString('utf8') };
       received.push(request);
       const reply = answer(request);
+      if (reply.hang) return;
       res.writeHead(reply.status, reply.headers);
       res.end(reply.body ?? '');
     });

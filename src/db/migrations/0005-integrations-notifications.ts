@@ -2,7 +2,7 @@ import type { CreateTableBuilder, Kysely } from 'kysely';
 
 // Integrations (event types, webhook endpoints, deliveries, attempts), analytics governance and
 // notifications; plus the SQLite job queue table. Workspace tables key on (workspace_id, id).
-type Columns = (t: CreateTableBuilder<string, never>) => CreateTableBuilder<string, never>;
+type Columns = (t: CreateTableBuilder<any, any>) => CreateTableBuilder<any, any>;
 
 async function table(db: Kysely<any>, name: string, columns: Columns): Promise<void> {
   const builder = db.schema

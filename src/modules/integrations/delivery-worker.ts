@@ -207,7 +207,9 @@ interface DeliverPayload {
 
 export const deliverJob: JobDefinition<DeliverPayload> = {
   name: 'webhooks.deliver',
+  // Job retries cover crashes and shutdowns mid-attempt (HTTP failures are recorded, not thrown).
   retryLimit: 5,
+  retryDelaySeconds: 1,
   run: (job, env) => attemptDelivery(env, job.payload.workspace_id, job.payload.delivery_id, { attempt: job.payload.attempt, signal: job.signal }),
 };
 

@@ -1,0 +1,115 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { fetchPage, listBody, matchesText, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { propertiesByName, toEventDefinition } from './governance-store.ts';
+import type { AnalyticsEventsTable } from './governance-tables.ts';
+
+export const eventRecord: RecordType = {
+  type: 'analytics_event',
+  module: 'analytics_governance',
+  table: 'analytics_events',
+  collection: '/v1/analytics/events',
+  key: 'event',
+  readScope: 'analytics:read',
+  toResource: toEventDefinition,
+};
+
+export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
+export const app = Type.String({ minLength: 1, maxLength: 100, description: 'The developer-defined app key.' });
+const status = Type.Union([Type.Literal('active'), Type.Literal('deprecated')]);
+
+export const defineEvent = defineOperation({
+  name: 'define_event',
+  module: 'analytics_governance',
+  scopes: ['analytics:write'],
+  kind: 'create',
+  creates: 'analytics_event',
+  summary: 'Define an application event',
+  description:
+    'Defines (or redefines, by app and name) an application event: a dotted name (resource.action), ' +
+    'description, the app it belongs to, its properties (names of defined properties, each required or ' +
+    'optional) and status (active, deprecated). Tracking plans include events by name; validate_event ' +
+    'checks incoming events against them. Answers 201 when created, 200 when changed. Emits analytics_event.defined.',
+  input: Strict({
+    app,
+    name: Type.String({ pattern: EVENT_NAME_PATTERN, maxLength: 200, description: 'Dotted name, e.g. order.completed.' }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    properties: Type.Optional(
+      Type.Array(
+        Strict({
+          name: Type.String({ minLength: 1, maxLength: 100 }),
+          required: Type.Optional(Type.Boolean({ default: false })),
+        }),
+        { maxItems: 200 },
+      ),
+    ),
+    status: Type.Optional(status),
+  }),
+  rest: { method: 'POST', path: '/v1/analytics/events' },
+  responseKey: 'event',
+  handler: async (ctx, input) => {
+    const properties = (input.properties ?? []).map((p) => ({ name: p.name, required: p.required ?? false }));
+    const names = properties.map((p) => p.name);
+    const duplicate = names.findIndex((name, i) => names.indexOf(name) !== i);
+    if (duplicate >= 0) throw validationFailed([{ field: `properties[${duplicate}].name`, message: 'is listed twice' }]);
+    const defined = await propertiesByName(ctx.db, ctx.workspaceId, names);
+    const missing = names.map((name, i) => ({ name, i })).filter(({ name }) => !defined.has(name));
+    if (missing.length) {
+      throw validationFailed(missing.map(({ i }) => ({ field: `properties[${i}].name`, message: 'is not a defined property (define_property)' })));
+    }
+    const existing = await ctx.db
+      .selectFrom('analytics_events')
+      .selectAll()
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('app', '=', input.app)
+      .where('name', '=', input.name)
+      .executeTakeFirst();
+    const row: AnalyticsEventsTable = {
+      workspace_id: ctx.workspaceId,
+      id: existing?.id ?? newId('aevt'),
+      app: input.app,
+      name: input.name,
+      description: input.description ?? null,
+      properties: JSON.stringify(properties),
+      status: input.status ?? 'active',
+      created_at: existing?.created_at ?? ctx.now,
+      updated_at: ctx.now,
+    };
+    if (existing) {
+      const { workspace_id: _w, id: _i, created_at: _c, ...changes } = row;
+      await ctx.db.updateTable('analytics_events').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    } else {
+      await ctx.db.insertInto('analytics_events').values(row).execute();
+    }
+    const event = toEventDefinition(row);
+    ctx.audit({ targetType: 'analytics_event', targetId: row.id, action: existing ? 'update' : 'create', changedFields: Object.keys(input) });
+    ctx.emit({ name: 'analytics_event.defined', targetType: 'analytics_event', targetId: row.id, data: event });
+    return { body: { event }, createdId: row.id, ...(existing ? { status: 200 } : {}) };
+  },
+});
+
+export const listEvents = defineOperation({
+  name: 'list_events',
+  module: 'analytics_governance',
+  scopes: ['analytics:read'],
+  kind: 'read',
+  summary: 'List application event definitions',
+  description:
+    'Lists defined application events, newest first, filtered by app, status (active, deprecated) and a ' +
+    'text query over name and description. Each carries its properties (name, required).',
+  input: Strict({ app: Type.Optional(app), status: Type.Optional(status), query: Type.Optional(Type.String({ minLength: 1 })), ...pageInput }),
+  rest: { method: 'GET', path: '/v1/analytics/events' },
+  responseKey: 'events',
+  handler: async (ctx, input) => {
+    let query = ctx.db.selectFrom('analytics_events').selectAll().where('workspace_id', '=', ctx.workspaceId);
+    if (input.app) query = query.where('app', '=', input.app);
+    if (input.status) query = query.where('status', '=', input.status);
+    if (input.query) query = query.where(matchesText(['name', 'description'], input.query));
+    const page = await fetchPage(query, pageRequest('list_events', input));
+    return { body: listBody('events', { ...page, items: page.items.map(toEventDefinition) }) };
+  },
+});

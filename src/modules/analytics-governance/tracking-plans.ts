@@ -1,0 +1,198 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { app } from './event-definitions.ts';
+import { eventsByName, findPlan, toTrackingPlan } from './governance-store.ts';
+import type { AnalyticsTrackingPlansTable } from './governance-tables.ts';
+
+export const planRecord: RecordType = {
+  type: 'analytics_tracking_plan',
+  module: 'analytics_governance',
+  table: 'analytics_tracking_plans',
+  collection: '/v1/analytics/tracking-plans',
+  key: 'tracking_plan',
+  readScope: 'analytics:read',
+  hiddenWhen: 'archived_at',
+  toResource: toTrackingPlan,
+};
+
+const planId = Type.String({ minLength: 1, description: 'ID of the tracking plan (atp_...).' });
+const status = Type.Union([Type.Literal('draft'), Type.Literal('active')], {
+  description: 'draft, or active (validate_event uses the app\'s active plan); archive with archive_tracking_plan.',
+});
+const events = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: 1000,
+  uniqueItems: true,
+  description: 'Names of events defined for the plan\'s app (define_event).',
+});
+
+async function checkEvents(ctx: OperationContext, planApp: string, names: string[]): Promise<void> {
+  const defined = await eventsByName(ctx.db, ctx.workspaceId, planApp, names);
+  const missing = names.map((name, i) => ({ name, i })).filter(({ name }) => !defined.has(name));
+  if (missing.length) {
+    throw validationFailed(missing.map(({ name, i }) => ({ field: `events[${i}]`, message: `${name} is not a defined event of app ${planApp}` })));
+  }
+}
+
+/** One active plan per app, so validate_event knows which plan applies. */
+async function checkSingleActive(ctx: OperationContext, planApp: string, exceptId?: string): Promise<void> {
+  let query = ctx.db
+    .selectFrom('analytics_tracking_plans')
+    .select('id')
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('app', '=', planApp)
+    .where('status', '=', 'active');
+  if (exceptId) query = query.where('id', '!=', exceptId);
+  const active = await query.executeTakeFirst();
+  if (active) {
+    throw validationFailed([{ field: 'status', message: `plan ${active.id} is already active for app ${planApp}; set it to draft or archive it first` }]);
+  }
+}
+
+export const createTrackingPlan = defineOperation({
+  name: 'create_tracking_plan',
+  module: 'analytics_governance',
+  scopes: ['analytics:write'],
+  kind: 'create',
+  creates: 'analytics_tracking_plan',
+  summary: 'Create a tracking plan',
+  description:
+    'Creates a tracking plan for one app: a name, description, the events it includes (names of events ' +
+    'defined for that app) and status (draft by default, or active; one active plan per app, which ' +
+    'validate_event applies). Send an idempotency_key to retry safely. Emits analytics_tracking_plan.created.',
+  input: Strict({
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    app,
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    events: Type.Optional(events),
+    status: Type.Optional(status),
+  }),
+  rest: { method: 'POST', path: '/v1/analytics/tracking-plans' },
+  responseKey: 'tracking_plan',
+  handler: async (ctx, input) => {
+    await checkEvents(ctx, input.app, input.events ?? []);
+    if (input.status === 'active') await checkSingleActive(ctx, input.app);
+    const row: AnalyticsTrackingPlansTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('atp'),
+      name: input.name,
+      app: input.app,
+      description: input.description ?? null,
+      events: JSON.stringify(input.events ?? []),
+      status: input.status ?? 'draft',
+      created_at: ctx.now,
+      updated_at: ctx.now,
+      archived_at: null,
+    };
+    await ctx.db.insertInto('analytics_tracking_plans').values(row).execute();
+    const plan = toTrackingPlan(row);
+    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'analytics_tracking_plan.created', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
+    return { body: { tracking_plan: plan }, createdId: row.id };
+  },
+});
+
+export const listTrackingPlans = defineOperation({
+  name: 'list_tracking_plans',
+  module: 'analytics_governance',
+  scopes: ['analytics:read'],
+  kind: 'read',
+  summary: 'List tracking plans',
+  description:
+    'Lists tracking plans, newest first, filtered by app and status (draft, active). Archived plans are not ' +
+    'listed; their history stays readable with get_record_history (target_type analytics_tracking_plan).',
+  input: Strict({ app: Type.Optional(app), status: Type.Optional(status), ...pageInput }),
+  rest: { method: 'GET', path: '/v1/analytics/tracking-plans' },
+  responseKey: 'tracking_plans',
+  handler: async (ctx, input) => {
+    let query = ctx.db
+      .selectFrom('analytics_tracking_plans')
+      .selectAll()
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('archived_at', 'is', null);
+    if (input.app) query = query.where('app', '=', input.app);
+    if (input.status) query = query.where('status', '=', input.status);
+    const page = await fetchPage(query, pageRequest('list_tracking_plans', input));
+    return { body: listBody('tracking_plans', { ...page, items: page.items.map(toTrackingPlan) }) };
+  },
+});
+
+export const updateTrackingPlan = defineOperation({
+  name: 'update_tracking_plan',
+  module: 'analytics_governance',
+  scopes: ['analytics:write'],
+  kind: 'update',
+  summary: 'Update a tracking plan',
+  description:
+    'Changes a tracking plan\'s name, description, events (replaces the list) or status (draft, active; ' +
+    'one active plan per app). The app cannot change. Archived plans are not found. Writes an audit event ' +
+    'naming the changed fields and emits analytics_tracking_plan.updated.',
+  input: Strict({
+    tracking_plan_id: planId,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    events: Type.Optional(events),
+    status: Type.Optional(status),
+  }),
+  rest: { method: 'PATCH', path: '/v1/analytics/tracking-plans/{tracking_plan_id}' },
+  responseKey: 'tracking_plan',
+  handler: async (ctx, input) => {
+    const row = await findPlan(ctx.db, ctx.workspaceId, input.tracking_plan_id);
+    if (!row || row.archived_at) throw notFound('tracking plan');
+    const changes: Partial<AnalyticsTrackingPlansTable> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.events !== undefined) {
+      await checkEvents(ctx, row.app, input.events);
+      changes.events = JSON.stringify(input.events);
+    }
+    if (input.status !== undefined) {
+      if (input.status === 'active') await checkSingleActive(ctx, row.app, row.id);
+      changes.status = input.status;
+    }
+    const changedFields = Object.keys(changes);
+    if (changedFields.length === 0) {
+      throw validationFailed([{ field: '(body)', message: 'send name, description, events or status' }]);
+    }
+    changes.updated_at = ctx.now;
+    await ctx.db.updateTable('analytics_tracking_plans').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const plan = toTrackingPlan({ ...row, ...changes });
+    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields });
+    ctx.emit({ name: 'analytics_tracking_plan.updated', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
+    return { body: { tracking_plan: plan } };
+  },
+});
+
+export const archiveTrackingPlan = defineOperation({
+  name: 'archive_tracking_plan',
+  module: 'analytics_governance',
+  scopes: ['analytics:write'],
+  kind: 'archive',
+  summary: 'Archive a tracking plan',
+  description:
+    'Archives a tracking plan: status archived, hidden from lists and lookups and no longer applied by ' +
+    'validate_event; its history stays readable (get_record_history, target_type analytics_tracking_plan). ' +
+    'Archiving an archived plan changes nothing and returns it again. Emits analytics_tracking_plan.archived.',
+  input: Strict({ tracking_plan_id: planId }),
+  rest: { method: 'DELETE', path: '/v1/analytics/tracking-plans/{tracking_plan_id}' },
+  responseKey: 'tracking_plan',
+  handler: async (ctx, input) => {
+    const row = await findPlan(ctx.db, ctx.workspaceId, input.tracking_plan_id);
+    if (!row) throw notFound('tracking plan');
+    if (row.archived_at) {
+      ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: [] });
+      return { body: { tracking_plan: toTrackingPlan(row) } };
+    }
+    const changes = { status: 'archived' as const, archived_at: ctx.now, updated_at: ctx.now };
+    await ctx.db.updateTable('analytics_tracking_plans').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const plan = toTrackingPlan({ ...row, ...changes });
+    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: ['status', 'archived_at'] });
+    ctx.emit({ name: 'analytics_tracking_plan.archived', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
+    return { body: { tracking_plan: plan } };
+  },
+});

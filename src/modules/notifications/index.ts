@@ -1,0 +1,38 @@
+import type { ModuleDefinition } from '../../core/module.ts';
+import { createNotification, listNotifications, notificationRecord, updateNotification } from './notifications.ts';
+import { listPreferences, patchPreference, preferenceRecord, upsertPreference } from './preferences.ts';
+import { notificationDeliverJob, notificationSweep } from './push-delivery.ts';
+import { ruleConsumer } from './rule-consumer.ts';
+import { createRule, listRules, ruleRecord, updateRule } from './rules.ts';
+import { createSubscription, listSubscriptions, subscriptionRecord, updateSubscription } from './subscriptions.ts';
+
+export const notificationsModule: ModuleDefinition = {
+  name: 'notifications',
+  operations: [
+    listNotifications,
+    createNotification,
+    updateNotification,
+    listRules,
+    createRule,
+    updateRule,
+    listPreferences,
+    upsertPreference,
+    patchPreference,
+    listSubscriptions,
+    createSubscription,
+    updateSubscription,
+  ],
+  recordTypes: [notificationRecord, ruleRecord, preferenceRecord, subscriptionRecord],
+  events: [
+    { name: 'notification.created', description: 'A notification was created (by create_notification or a rule); data is the notification.' },
+    { name: 'notification.updated', description: 'A notification was marked read or archived; data is the notification.' },
+    { name: 'notification_rule.created', description: 'A notification rule was created; data is the rule.' },
+    { name: 'notification_rule.updated', description: 'A notification rule changed; data is the rule.' },
+    { name: 'notification_preference.updated', description: 'A notification preference was set; data is the preference.' },
+    { name: 'notification_subscription.created', description: 'A delivery subscription was created; data is the subscription (no keys or secret).' },
+    { name: 'notification_subscription.updated', description: 'A delivery subscription changed; data is the subscription.' },
+  ],
+  eventConsumers: [ruleConsumer],
+  jobs: [notificationDeliverJob],
+  periodicTasks: [notificationSweep],
+};

@@ -1,0 +1,127 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { FreeFields, Strict } from '../../core/schema.ts';
+import { CHANNELS, findRow, insertNotification, toNotification } from './notification-store.ts';
+import type { NotificationsTable } from './notifications-tables.ts';
+
+export const notificationRecord: RecordType = {
+  type: 'notification',
+  module: 'notifications',
+  table: 'notifications',
+  collection: '/v1/notifications',
+  key: 'notification',
+  readScope: 'notifications:read',
+  toResource: toNotification,
+};
+
+export const channel = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+export const channels = Type.Array(channel, { minItems: 1, maxItems: 3, uniqueItems: true });
+export const recipientId = Type.String({ minLength: 1, maxLength: 255, description: 'The user or agent ID that receives it.' });
+const status = Type.Union(['pending', 'delivered', 'suppressed', 'read', 'archived'].map((s) => Type.Literal(s)));
+
+export const createNotification = defineOperation({
+  name: 'create_notification',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'create',
+  creates: 'notification',
+  summary: 'Create a notification',
+  description:
+    'Creates a notification for one recipient: title, body, the source object (source_type and source_id of ' +
+    'an existing record), the event context and channels (in_app, web_push, webhook; default all). The ' +
+    'recipient\'s preferences are applied: disabled channels are skipped, and a notification with no ' +
+    'channel left (or nothing to carry it) is stored as suppressed. Web push and webhook subscriptions of ' +
+    'the recipient get a delivery each. Emits notification.created.',
+  input: Strict({
+    recipient_id: recipientId,
+    title: Type.String({ minLength: 1, maxLength: 500 }),
+    body: Type.Optional(Type.String({ maxLength: 5000 })),
+    source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Record type, e.g. task.' })),
+    source_id: Type.Optional(Type.String({ minLength: 1 })),
+    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The event that caused it.' })),
+    event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    channels: Type.Optional(channels),
+    metadata: Type.Optional(FreeFields('Free context for the client (a link, an icon).')),
+  }),
+  rest: { method: 'POST', path: '/v1/notifications' },
+  responseKey: 'notification',
+  handler: async (ctx, input) => {
+    if ((input.source_type === undefined) !== (input.source_id === undefined)) {
+      const missing = input.source_type === undefined ? 'source_type' : 'source_id';
+      throw validationFailed([{ field: missing, message: 'is required with the other source field' }]);
+    }
+    // The source must be a record of this workspace (resource_not_found otherwise).
+    if (input.source_type && input.source_id) await ctx.requireRecord(input.source_type, input.source_id);
+    const notification = await insertNotification(ctx.db, ctx.workspaceId, { ...input, channels: input.channels ?? CHANNELS }, ctx.now);
+    ctx.audit({ targetType: 'notification', targetId: notification.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'notification.created', targetType: 'notification', targetId: notification.id, data: notification });
+    return { body: { notification }, createdId: notification.id };
+  },
+});
+
+export const listNotifications = defineOperation({
+  name: 'list_notifications',
+  module: 'notifications',
+  scopes: ['notifications:read'],
+  kind: 'read',
+  summary: 'List notifications',
+  description:
+    'Lists notifications, newest first, filtered by recipient_id, status (pending, delivered, suppressed, ' +
+    'read, archived), event_type and source object. An inbox is recipient_id with status delivered.',
+  input: Strict({
+    recipient_id: Type.Optional(recipientId),
+    status: Type.Optional(status),
+    event_type: Type.Optional(Type.String({ minLength: 1 })),
+    source_type: Type.Optional(Type.String({ minLength: 1 })),
+    source_id: Type.Optional(Type.String({ minLength: 1 })),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/notifications' },
+  responseKey: 'notifications',
+  handler: async (ctx, input) => {
+    let query = ctx.db.selectFrom('notifications').selectAll().where('workspace_id', '=', ctx.workspaceId);
+    if (input.recipient_id) query = query.where('recipient_id', '=', input.recipient_id);
+    if (input.status) query = query.where('status', '=', input.status as NotificationsTable['status']);
+    if (input.event_type) query = query.where('event_type', '=', input.event_type);
+    if (input.source_type) query = query.where('source_type', '=', input.source_type);
+    if (input.source_id) query = query.where('source_id', '=', input.source_id);
+    const page = await fetchPage(query, pageRequest('list_notifications', input));
+    return { body: listBody('notifications', { ...page, items: page.items.map(toNotification) }) };
+  },
+});
+
+export const updateNotification = defineOperation({
+  name: 'update_notification',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'update',
+  summary: 'Mark a notification read or archived',
+  description:
+    'The recipient marks a notification read (read_at is set) or archived (it leaves the inbox; read_at ' +
+    'is kept). Sending the current status again changes nothing. Emits notification.updated.',
+  input: Strict({
+    notification_id: Type.String({ minLength: 1, description: 'ID of the notification (ntf_...).' }),
+    status: Type.Union([Type.Literal('read'), Type.Literal('archived')]),
+  }),
+  rest: { method: 'PATCH', path: '/v1/notifications/{notification_id}' },
+  responseKey: 'notification',
+  handler: async (ctx, input) => {
+    const row = await findRow(ctx.db, 'notifications', ctx.workspaceId, input.notification_id);
+    if (!row) throw notFound('notification');
+    const changes: Partial<NotificationsTable> = {};
+    if (row.status !== input.status) {
+      changes.status = input.status;
+      if (input.status === 'read' && !row.read_at) changes.read_at = ctx.now;
+      if (input.status === 'archived') changes.archived_at = ctx.now;
+      changes.updated_at = ctx.now;
+      await ctx.db.updateTable('notifications').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    }
+    const notification = toNotification({ ...row, ...changes });
+    ctx.audit({ targetType: 'notification', targetId: row.id, changedFields: Object.keys(changes).filter((k) => k !== 'updated_at') });
+    ctx.emit({ name: 'notification.updated', targetType: 'notification', targetId: row.id, data: notification });
+    return { body: { notification } };
+  },
+});

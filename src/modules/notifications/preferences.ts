@@ -1,0 +1,129 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { findRow, toPreference } from './notification-store.ts';
+import type { NotificationPreferencesTable } from './notifications-tables.ts';
+import { channel, recipientId } from './notifications.ts';
+
+export const preferenceRecord: RecordType = {
+  type: 'notification_preference',
+  module: 'notifications',
+  table: 'notification_preferences',
+  collection: '/v1/notifications/preferences',
+  key: 'preference',
+  readScope: 'notifications:read',
+  toResource: toPreference,
+};
+
+const eventType = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'An event type (task.completed) or "*" for every event type (default).',
+});
+
+export const listPreferences = defineOperation({
+  name: 'list_notification_preferences',
+  module: 'notifications',
+  scopes: ['notifications:read'],
+  kind: 'read',
+  summary: 'List notification preferences',
+  description:
+    'Lists notification preferences, newest first: per recipient (recipient_id null is the workspace-wide ' +
+    'default), channel and event type ("*" for all), enabled or not. Filter by recipient_id, ' +
+    'workspace_default true, channel or event_type.',
+  input: Strict({
+    recipient_id: Type.Optional(recipientId),
+    workspace_default: Type.Optional(Type.Boolean({ description: 'Only the workspace-wide defaults.' })),
+    channel: Type.Optional(channel),
+    event_type: Type.Optional(eventType),
+    ...pageInput,
+  }),
+  rest: { method: 'GET', path: '/v1/notifications/preferences' },
+  responseKey: 'preferences',
+  handler: async (ctx, input) => {
+    let query = ctx.db.selectFrom('notification_preferences').selectAll().where('workspace_id', '=', ctx.workspaceId);
+    if (input.recipient_id) query = query.where('recipient_key', '=', input.recipient_id);
+    if (input.workspace_default) query = query.where('recipient_key', '=', '*');
+    if (input.channel) query = query.where('channel', '=', input.channel);
+    if (input.event_type) query = query.where('event_type', '=', input.event_type);
+    const page = await fetchPage(query, pageRequest('list_notification_preferences', input));
+    return { body: listBody('preferences', { ...page, items: page.items.map(toPreference) }) };
+  },
+});
+
+export const upsertPreference = defineOperation({
+  name: 'update_notification_preference',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'update',
+  summary: 'Set a notification preference',
+  description:
+    'Sets whether a channel (in_app, web_push, webhook) is enabled for a recipient (omit recipient_id for ' +
+    'the workspace-wide default) and an event type ("*" for all). One preference exists per recipient, ' +
+    'channel and event type: this creates it (201) or changes it (200), so retries are safe. The most ' +
+    'specific preference wins when a notification is created. Emits notification_preference.updated.',
+  input: Strict({
+    recipient_id: Type.Optional(recipientId),
+    channel,
+    event_type: Type.Optional(eventType),
+    enabled: Type.Boolean(),
+  }),
+  rest: { method: 'POST', path: '/v1/notifications/preferences' },
+  responseKey: 'preference',
+  handler: async (ctx, input) => {
+    const key = { recipient_key: input.recipient_id ?? '*', channel: input.channel, event_type: input.event_type ?? '*' };
+    const existing = await ctx.db
+      .selectFrom('notification_preferences')
+      .selectAll()
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('recipient_key', '=', key.recipient_key)
+      .where('channel', '=', key.channel)
+      .where('event_type', '=', key.event_type)
+      .executeTakeFirst();
+    const row: NotificationPreferencesTable = existing
+      ? { ...existing, enabled: input.enabled ? 1 : 0, updated_at: ctx.now }
+      : { workspace_id: ctx.workspaceId, id: newId('npref'), ...key, enabled: input.enabled ? 1 : 0, created_at: ctx.now, updated_at: ctx.now };
+    if (existing) {
+      await ctx.db.updateTable('notification_preferences').set({ enabled: row.enabled, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    } else {
+      await ctx.db.insertInto('notification_preferences').values(row).execute();
+    }
+    const preference = toPreference(row);
+    ctx.audit({ targetType: 'notification_preference', targetId: row.id, action: existing ? 'update' : 'create', changedFields: ['enabled'] });
+    ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
+    return { body: { preference }, ...(existing ? {} : { status: 201 }) };
+  },
+});
+
+export const patchPreference = defineOperation({
+  name: 'update_notification_preference_by_id',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'update',
+  extension: true,
+  summary: 'Enable or disable a notification preference by ID',
+  description:
+    'Turns an existing preference (from list_notification_preferences) on or off by its ID: the REST route ' +
+    'PATCH /v1/notifications/preferences/{preference_id}. To create one, use update_notification_preference. ' +
+    'Emits notification_preference.updated.',
+  input: Strict({
+    preference_id: Type.String({ minLength: 1, description: 'ID of the preference (npref_...).' }),
+    enabled: Type.Boolean(),
+  }),
+  rest: { method: 'PATCH', path: '/v1/notifications/preferences/{preference_id}' },
+  responseKey: 'preference',
+  handler: async (ctx, input) => {
+    const row = await findRow(ctx.db, 'notification_preferences', ctx.workspaceId, input.preference_id);
+    if (!row) throw notFound('notification preference');
+    const enabled = input.enabled ? 1 : 0;
+    await ctx.db.updateTable('notification_preferences').set({ enabled, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const preference = toPreference({ ...row, enabled, updated_at: ctx.now });
+    ctx.audit({ targetType: 'notification_preference', targetId: row.id, changedFields: row.enabled === enabled ? [] : ['enabled'] });
+    ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
+    return { body: { preference } };
+  },
+});

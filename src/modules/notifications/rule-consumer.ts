@@ -1,0 +1,107 @@
+// Notification rules run inside the transaction of the write that emitted the event: the notifications
+// (and their notification.created events and deliveries) commit or roll back with it, never lost.
+import type { Kysely } from 'kysely';
+import { auditRow } from '../../core/audit.ts';
+import type { EventConsumer } from '../../core/module.ts';
+import { outboxRow } from '../../core/outbox.ts';
+import type { AuditEventsTable, DB, OutboxEventsTable } from '../../db/tables.ts';
+import { createDeliveries, isModuleOn } from '../integrations/delivery-worker.ts';
+import { insertNotification, type RuleCondition, toRule } from './notification-store.ts';
+
+export function valueAt(data: unknown, path: string): unknown {
+  let value: unknown = data;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+export function matches(conditions: RuleCondition[], data: unknown): boolean {
+  return conditions.every((condition) => {
+    const value = valueAt(data, condition.field);
+    return condition.operator === 'equals' ? value === condition.value : (condition.value as unknown[]).includes(value);
+  });
+}
+
+/** {{path}} placeholders filled from the event data; missing values become empty. */
+export function render(template: string, data: unknown): string {
+  return template.replace(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g, (_match, path: string) => {
+    const value = valueAt(data, path);
+    return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  });
+}
+
+async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEventsTable[]): Promise<void> {
+  const names = [...new Set(events.map((e) => e.name))];
+  const rows = await db
+    .selectFrom('notification_rules')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'active')
+    .where('event_type', 'in', names)
+    .orderBy('id')
+    .execute();
+  if (rows.length === 0 || !(await isModuleOn(db, workspaceId, 'notifications'))) return;
+  const rules = rows.map(toRule);
+  const audits: AuditEventsTable[] = [];
+  const created: OutboxEventsTable[] = [];
+  for (const event of events) {
+    const data = JSON.parse(event.payload) as unknown;
+    for (const rule of rules.filter((r) => r.event_type === event.name && matches(r.conditions, data))) {
+      const fromField = rule.recipient_field ? valueAt(data, rule.recipient_field) : undefined;
+      const recipients = new Set([...rule.recipient_ids, ...(typeof fromField === 'string' && fromField ? [fromField] : [])]);
+      for (const recipient of recipients) {
+        const notification = await insertNotification(
+          db,
+          workspaceId,
+          {
+            recipient_id: recipient,
+            title: render(rule.title, data).slice(0, 500) || rule.name,
+            body: rule.body === null ? null : render(rule.body, data).slice(0, 5000),
+            source_type: event.target_type,
+            source_id: event.target_id,
+            event_type: event.name,
+            event_id: event.id,
+            rule_id: rule.id,
+            channels: rule.channels,
+          },
+          event.occurred_at,
+        );
+        const write = {
+          workspaceId,
+          requestId: event.request_id,
+          occurredAt: event.occurred_at,
+          actor: { type: 'system' as const, credentialId: null, name: `notification rule ${rule.id}` },
+          surface: 'system' as const,
+          tool: 'notification_rule',
+          defaultAction: 'create',
+        };
+        audits.push(auditRow(write, { targetType: 'notification', targetId: notification.id, changedFields: ['recipient_id', 'title', 'body', 'channels'] }));
+        created.push(
+          outboxRow(workspaceId, event.request_id, event.occurred_at, {
+            name: 'notification.created',
+            targetType: 'notification',
+            targetId: notification.id,
+            data: notification,
+          }),
+        );
+      }
+    }
+  }
+  if (audits.length) await db.insertInto('audit_events').values(audits).execute();
+  if (created.length) {
+    await db.insertInto('outbox_events').values(created).execute();
+    // Consumers see the call's events once; these later ones reach webhook endpoints directly.
+    await createDeliveries(db, created);
+  }
+}
+
+export const ruleConsumer: EventConsumer = {
+  name: 'notification_rules',
+  consume: async (db, events) => {
+    const byWorkspace = new Map<string, OutboxEventsTable[]>();
+    for (const event of events) byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
+    for (const [workspaceId, list] of byWorkspace) await applyRules(db, workspaceId, list);
+  },
+};

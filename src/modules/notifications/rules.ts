@@ -1,0 +1,183 @@
+import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { CHANNELS, findRow, toRule } from './notification-store.ts';
+import type { NotificationRulesTable } from './notifications-tables.ts';
+import { channels, recipientId } from './notifications.ts';
+
+export const ruleRecord: RecordType = {
+  type: 'notification_rule',
+  module: 'notifications',
+  table: 'notification_rules',
+  collection: '/v1/notifications/rules',
+  key: 'rule',
+  readScope: 'notifications:read',
+  toResource: toRule,
+};
+
+const scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+const path = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$', maxLength: 200 });
+const condition = Type.Union([
+  Strict({ field: path, operator: Type.Literal('equals'), value: scalar }),
+  Strict({ field: path, operator: Type.Literal('in'), value: Type.Array(scalar, { minItems: 1, maxItems: 100 }) }),
+]);
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  event_type: Type.String({ minLength: 1, maxLength: 100, description: 'The domain event type, e.g. task.completed.' }),
+  conditions: Type.Array(condition, {
+    maxItems: 20,
+    description: 'All must hold; field is a dotted path in the event data (status, assignee_id, ...).',
+  }),
+  recipient_ids: Type.Array(recipientId, { maxItems: 100, uniqueItems: true }),
+  recipient_field: Type.Union([path, Type.Null()], { description: 'Path in the event data holding a recipient ID (assignee_id).' }),
+  channels,
+  title: Type.String({ minLength: 1, maxLength: 500, description: 'Template: {{path}} inserts a value of the event data.' }),
+  body: Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
+};
+
+async function checkEventType(ctx: OperationContext, eventType: string): Promise<void> {
+  if (eventType.startsWith('notification')) {
+    throw validationFailed([{ field: 'event_type', message: 'cannot be a notification event (a rule must not trigger itself)' }]);
+  }
+  if (ctx.eventTypes.has(eventType)) return;
+  const custom = await ctx.db
+    .selectFrom('integration_event_types')
+    .select('id')
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('key', '=', eventType)
+    .executeTakeFirst();
+  if (!custom) throw validationFailed([{ field: 'event_type', message: 'is not in the event catalogue (list_integration_event_types)' }]);
+}
+
+function checkRecipients(ids: string[], field: string | null): void {
+  if (ids.length === 0 && !field) {
+    throw validationFailed([{ field: 'recipient_ids', message: 'send recipient_ids and/or recipient_field' }]);
+  }
+}
+
+export const listRules = defineOperation({
+  name: 'list_notification_rules',
+  module: 'notifications',
+  scopes: ['notifications:read'],
+  kind: 'read',
+  summary: 'List notification rules',
+  description: 'Lists notification rules, newest first, filtered by event_type and status (active, disabled).',
+  input: Strict({ event_type: Type.Optional(fields.event_type), status: Type.Optional(fields.status), ...pageInput }),
+  rest: { method: 'GET', path: '/v1/notifications/rules' },
+  responseKey: 'rules',
+  handler: async (ctx, input) => {
+    let query = ctx.db.selectFrom('notification_rules').selectAll().where('workspace_id', '=', ctx.workspaceId);
+    if (input.event_type) query = query.where('event_type', '=', input.event_type);
+    if (input.status) query = query.where('status', '=', input.status);
+    const page = await fetchPage(query, pageRequest('list_notification_rules', input));
+    return { body: listBody('rules', { ...page, items: page.items.map(toRule) }) };
+  },
+});
+
+export const createRule = defineOperation({
+  name: 'create_notification_rule',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'create',
+  creates: 'notification_rule',
+  summary: 'Create a notification rule',
+  description:
+    'Creates a rule: when a domain event of event_type happens (task.completed, ticket.status_changed, ...) ' +
+    'and every condition on its data holds (equals, in), a notification is created, in the same ' +
+    'transaction, for each recipient (recipient_ids plus the ID found at recipient_field), on the channels, ' +
+    'with title and body templates ({{path}} inserts event data). Preferences apply. Emits notification_rule.created.',
+  input: Strict({
+    name: fields.name,
+    event_type: fields.event_type,
+    conditions: Type.Optional(fields.conditions),
+    recipient_ids: Type.Optional(fields.recipient_ids),
+    recipient_field: Type.Optional(fields.recipient_field),
+    channels: Type.Optional(fields.channels),
+    title: fields.title,
+    body: Type.Optional(fields.body),
+    status: Type.Optional(fields.status),
+  }),
+  rest: { method: 'POST', path: '/v1/notifications/rules' },
+  responseKey: 'rule',
+  handler: async (ctx, input) => {
+    await checkEventType(ctx, input.event_type);
+    checkRecipients(input.recipient_ids ?? [], input.recipient_field ?? null);
+    const row: NotificationRulesTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('nrule'),
+      name: input.name,
+      event_type: input.event_type,
+      conditions: JSON.stringify(input.conditions ?? []),
+      recipient_ids: JSON.stringify(input.recipient_ids ?? []),
+      recipient_field: input.recipient_field ?? null,
+      channels: JSON.stringify(input.channels ?? CHANNELS),
+      title_template: input.title,
+      body_template: input.body ?? null,
+      status: input.status ?? 'active',
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('notification_rules').values(row).execute();
+    const rule = toRule(row);
+    ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'notification_rule.created', targetType: 'notification_rule', targetId: row.id, data: rule });
+    return { body: { rule }, createdId: row.id };
+  },
+});
+
+export const updateRule = defineOperation({
+  name: 'update_notification_rule',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'update',
+  summary: 'Update a notification rule',
+  description:
+    'Changes a rule\'s name, event_type, conditions, recipients, channels, templates or status (disabled ' +
+    'rules create nothing). Lists replace the previous lists. Emits notification_rule.updated.',
+  input: Strict({
+    rule_id: Type.String({ minLength: 1, description: 'ID of the rule (nrule_...).' }),
+    name: Type.Optional(fields.name),
+    event_type: Type.Optional(fields.event_type),
+    conditions: Type.Optional(fields.conditions),
+    recipient_ids: Type.Optional(fields.recipient_ids),
+    recipient_field: Type.Optional(fields.recipient_field),
+    channels: Type.Optional(fields.channels),
+    title: Type.Optional(fields.title),
+    body: Type.Optional(fields.body),
+    status: Type.Optional(fields.status),
+  }),
+  rest: { method: 'PATCH', path: '/v1/notifications/rules/{rule_id}' },
+  responseKey: 'rule',
+  handler: async (ctx, input) => {
+    const row = await findRow(ctx.db, 'notification_rules', ctx.workspaceId, input.rule_id);
+    if (!row) throw notFound('notification rule');
+    const changes: Partial<NotificationRulesTable> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.event_type !== undefined) {
+      await checkEventType(ctx, input.event_type);
+      changes.event_type = input.event_type;
+    }
+    if (input.conditions !== undefined) changes.conditions = JSON.stringify(input.conditions);
+    if (input.recipient_ids !== undefined) changes.recipient_ids = JSON.stringify(input.recipient_ids);
+    if (input.recipient_field !== undefined) changes.recipient_field = input.recipient_field;
+    if (input.channels !== undefined) changes.channels = JSON.stringify(input.channels);
+    if (input.title !== undefined) changes.title_template = input.title;
+    if (input.body !== undefined) changes.body_template = input.body;
+    if (input.status !== undefined) changes.status = input.status;
+    const changed = Object.keys(changes);
+    if (changed.length === 0) throw validationFailed([{ field: '(body)', message: 'send at least one field to change' }]);
+    const next = { ...row, ...changes, updated_at: ctx.now };
+    checkRecipients(JSON.parse(next.recipient_ids), next.recipient_field);
+    await ctx.db.updateTable('notification_rules').set({ ...changes, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const rule = toRule(next);
+    ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: changed });
+    ctx.emit({ name: 'notification_rule.updated', targetType: 'notification_rule', targetId: row.id, data: rule });
+    return { body: { rule } };
+  },
+});

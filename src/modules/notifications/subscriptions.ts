@@ -1,0 +1,167 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../core/define-operation.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import type { RecordType } from '../../core/record-types.ts';
+import { Strict } from '../../core/schema.ts';
+import { newSigningSecret, openSecret, sealSecret } from '../integrations/secrets.ts';
+import { checkUrl } from '../integrations/webhook-endpoints.ts';
+import { findRow, toSubscription } from './notification-store.ts';
+import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
+import { recipientId } from './notifications.ts';
+import { vapidKeys } from './push-delivery.ts';
+
+export const subscriptionRecord: RecordType = {
+  type: 'notification_subscription',
+  module: 'notifications',
+  table: 'notification_subscriptions',
+  collection: '/v1/notifications/subscriptions',
+  key: 'subscription',
+  readScope: 'notifications:read',
+  toResource: toSubscription,
+};
+
+const subscriptionChannel = Type.Union([Type.Literal('web_push'), Type.Literal('webhook')]);
+const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
+const keys = Strict(
+  {
+    p256dh: Type.String({ minLength: 1, maxLength: 200, description: 'The browser\'s P-256 public key (base64url).' }),
+    auth: Type.String({ minLength: 1, maxLength: 100, description: 'The browser\'s auth secret (base64url).' }),
+  },
+  { description: 'PushSubscription.toJSON().keys: required for web_push.' },
+);
+
+function checkKeys(value: { p256dh: string; auth: string } | undefined): void {
+  if (!value) throw validationFailed([{ field: 'keys', message: 'is required for web_push' }]);
+  const p256dh = Buffer.from(value.p256dh, 'base64url');
+  if (p256dh.length !== 65 || p256dh[0] !== 4) throw validationFailed([{ field: 'keys.p256dh', message: 'must be an uncompressed P-256 public key' }]);
+  if (Buffer.from(value.auth, 'base64url').length !== 16) throw validationFailed([{ field: 'keys.auth', message: 'must be 16 bytes' }]);
+}
+
+export const listSubscriptions = defineOperation({
+  name: 'list_notification_subscriptions',
+  module: 'notifications',
+  scopes: ['notifications:read'],
+  kind: 'read',
+  summary: 'List notification subscriptions',
+  description:
+    'Lists delivery subscriptions, newest first, filtered by recipient_id, channel (web_push, webhook) and ' +
+    'status (a push endpoint that answered 404 or 410 is disabled). The body also carries ' +
+    'vapid_public_key, the applicationServerKey a browser needs to subscribe to web push.',
+  input: Strict({ recipient_id: Type.Optional(recipientId), channel: Type.Optional(subscriptionChannel), status: Type.Optional(status), ...pageInput }),
+  rest: { method: 'GET', path: '/v1/notifications/subscriptions' },
+  responseKey: 'subscriptions',
+  handler: async (ctx, input) => {
+    let query = ctx.db.selectFrom('notification_subscriptions').selectAll().where('workspace_id', '=', ctx.workspaceId);
+    if (input.recipient_id) query = query.where('recipient_id', '=', input.recipient_id);
+    if (input.channel) query = query.where('channel', '=', input.channel);
+    if (input.status) query = query.where('status', '=', input.status);
+    const page = await fetchPage(query, pageRequest('list_notification_subscriptions', input));
+    const body = listBody('subscriptions', { ...page, items: page.items.map(toSubscription) });
+    return { body: { ...body, vapid_public_key: (await vapidKeys(ctx.db)).publicKey } };
+  },
+});
+
+export const createSubscription = defineOperation({
+  name: 'create_notification_subscription',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'create',
+  creates: 'notification_subscription',
+  summary: 'Create a notification subscription',
+  description:
+    'Routes a recipient\'s notifications to a browser (web_push: the PushSubscription endpoint and keys, ' +
+    'sent with this installation\'s VAPID keys) or to a URL (webhook: signed POSTs like webhook endpoints; ' +
+    'the response carries the signing secret once). Endpoints must be http(s) and public. One subscription ' +
+    'per channel and endpoint. Emits notification_subscription.created.',
+  input: Strict({
+    recipient_id: recipientId,
+    channel: subscriptionChannel,
+    endpoint: Type.String({ minLength: 1, maxLength: 2048, description: 'Push service endpoint or webhook URL.' }),
+    keys: Type.Optional(keys),
+    user_agent: Type.Optional(Type.String({ maxLength: 500 })),
+  }),
+  rest: { method: 'POST', path: '/v1/notifications/subscriptions' },
+  responseKey: 'subscription',
+  replay: async (ctx, record) => {
+    const row = (await findRow(ctx.db, 'notification_subscriptions', ctx.workspaceId, String(record.id)))!;
+    return { subscription: row.secret ? { ...record, secret: await openSecret(ctx.db, row.secret) } : record };
+  },
+  handler: async (ctx, input) => {
+    if (input.channel === 'web_push') checkKeys(input.keys);
+    else if (input.keys) throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
+    await checkUrl(ctx, input.endpoint, 'endpoint');
+    const existing = await ctx.db
+      .selectFrom('notification_subscriptions')
+      .select('id')
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('channel', '=', input.channel)
+      .where('endpoint', '=', input.endpoint)
+      .executeTakeFirst();
+    if (existing) throw validationFailed([{ field: 'endpoint', message: `is already subscribed (${existing.id})` }]);
+    const secret = input.channel === 'webhook' ? newSigningSecret() : undefined;
+    const row: NotificationSubscriptionsTable = {
+      workspace_id: ctx.workspaceId,
+      id: newId('nsub'),
+      recipient_id: input.recipient_id,
+      channel: input.channel,
+      endpoint: input.endpoint,
+      p256dh: input.keys?.p256dh ?? null,
+      auth: input.keys?.auth ?? null,
+      secret: secret ? await sealSecret(ctx.db, secret) : null,
+      status: 'active',
+      disabled_reason: null,
+      user_agent: input.user_agent ?? null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await ctx.db.insertInto('notification_subscriptions').values(row).execute();
+    const subscription = toSubscription(row);
+    ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.emit({ name: 'notification_subscription.created', targetType: 'notification_subscription', targetId: row.id, data: subscription });
+    return { body: { subscription: secret ? { ...subscription, secret } : subscription }, createdId: row.id };
+  },
+});
+
+export const updateSubscription = defineOperation({
+  name: 'update_notification_subscription',
+  module: 'notifications',
+  scopes: ['notifications:write'],
+  kind: 'update',
+  summary: 'Update a notification subscription',
+  description:
+    'Disables or re-enables a subscription (status), replaces a web_push subscription\'s keys (browsers ' +
+    'rotate them) or its user_agent label. Emits notification_subscription.updated.',
+  input: Strict({
+    subscription_id: Type.String({ minLength: 1, description: 'ID of the subscription (nsub_...).' }),
+    status: Type.Optional(status),
+    keys: Type.Optional(keys),
+    user_agent: Type.Optional(Type.String({ maxLength: 500 })),
+  }),
+  rest: { method: 'PATCH', path: '/v1/notifications/subscriptions/{subscription_id}' },
+  responseKey: 'subscription',
+  handler: async (ctx, input) => {
+    const row = await findRow(ctx.db, 'notification_subscriptions', ctx.workspaceId, input.subscription_id);
+    if (!row) throw notFound('notification subscription');
+    const changes: Partial<NotificationSubscriptionsTable> = {};
+    if (input.status !== undefined) {
+      changes.status = input.status;
+      changes.disabled_reason = input.status === 'disabled' ? 'disabled by a user' : null;
+    }
+    if (input.keys !== undefined) {
+      if (row.channel !== 'web_push') throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
+      checkKeys(input.keys);
+      changes.p256dh = input.keys.p256dh;
+      changes.auth = input.keys.auth;
+    }
+    if (input.user_agent !== undefined) changes.user_agent = input.user_agent;
+    const changed = Object.keys(changes).filter((k) => k !== 'disabled_reason');
+    if (changed.length === 0) throw validationFailed([{ field: '(body)', message: 'send status, keys or user_agent' }]);
+    await ctx.db.updateTable('notification_subscriptions').set({ ...changes, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const subscription = toSubscription({ ...row, ...changes, updated_at: ctx.now });
+    ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: changed });
+    ctx.emit({ name: 'notification_subscription.updated', targetType: 'notification_subscription', targetId: row.id, data: subscription });
+    return { body: { subscription } };
+  },
+});
