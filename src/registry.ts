@@ -3,14 +3,14 @@ import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/mo
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { activityLogModule } from './modules/activity-log/index.ts';
+import { analyticsGovernanceModule } from './modules/analytics-governance/index.ts';
 import { assetsModule } from './modules/assets/index.ts';
 import { cmsModule } from './modules/cms/index.ts';
 import { crmModule } from './modules/crm/index.ts';
+import { integrationsModule } from './modules/integrations/index.ts';
+import { notificationsModule } from './modules/notifications/index.ts';
 import { supportModule } from './modules/support/index.ts';
 import { tasksModule } from './modules/tasks/index.ts';
-import { integrationsModule } from './modules/integrations/index.ts';
-import { analyticsGovernanceModule } from './modules/analytics-governance/index.ts';
-import { notificationsModule } from './modules/notifications/index.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
 import { projectsModule } from './modules/projects/index.ts';
 import { productsModule } from './modules/products/index.ts';
@@ -35,7 +35,7 @@ export interface Registry {
   eventConsumers: EventConsumer[];
 }
 
-const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, integrationsModule, supportModule, cmsModule, assetsModule, projectsModule, productsModule, calendarModule, analyticsGovernanceModule, notificationsModule];
+const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, supportModule, cmsModule, assetsModule, integrationsModule, analyticsGovernanceModule, notificationsModule, projectsModule, productsModule, calendarModule];
 
 /** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
 export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {

@@ -1,13 +1,13 @@
 // Row types of every table, for Kysely. Platform tables live here; each module declares its own
 // in <module>-tables.ts and is merged into DB below.
 import type { JobsTables } from '../jobs/jobs-tables.ts';
-import type { GovernanceTables } from '../modules/analytics-governance/governance-tables.ts';
-import type { IntegrationsTables } from '../modules/integrations/integrations-tables.ts';
-import type { NotificationsTables } from '../modules/notifications/notifications-tables.ts';
 import type { ActivityTables } from '../modules/activity-log/activity-tables.ts';
+import type { GovernanceTables } from '../modules/analytics-governance/governance-tables.ts';
 import type { AssetTables } from '../modules/assets/asset-tables.ts';
 import type { CmsTables } from '../modules/cms/cms-tables.ts';
 import type { CrmTables } from '../modules/crm/crm-tables.ts';
+import type { IntegrationsTables } from '../modules/integrations/integrations-tables.ts';
+import type { NotificationsTables } from '../modules/notifications/notifications-tables.ts';
 import type { SupportTables } from '../modules/support/support-tables.ts';
 import type { TaskTables } from '../modules/tasks/task-tables.ts';
 import type { ProjectTables } from '../modules/projects/project-tables.ts';
@@ -121,14 +121,11 @@ export interface PlatformTables {
 }
 
 export interface DB
-  extends PlatformTables, CrmTables, TaskTables, ActivityTables,
+  extends PlatformTables, CrmTables, TaskTables, ActivityTables, SupportTables, CmsTables, AssetTables,
     IntegrationsTables,
     GovernanceTables,
     NotificationsTables,
     JobsTables,
-    SupportTables,
-    CmsTables,
-    AssetTables,
     ProjectTables,
     ProductTables,
     CalendarTables {}
