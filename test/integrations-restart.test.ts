@@ -2,7 +2,7 @@
 // check runs again at send time, and a delivery fails for good when the schedule is used up.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Harness, MutableClock, type TestWorkspace } from './helpers/harness.ts';
+import { Harness, MutableClock, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.ts';
 
 let h: Harness;
@@ -111,5 +111,30 @@ describe('deliveries across restarts', () => {
     expect(receiver.received.filter((r) => r.path === '/rebound')).toHaveLength(0);
     const update = await call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'http://127.0.0.1:1/x' });
     expect(update.body.error.field_errors[0].field).toBe('url');
+  });
+
+  // Several nodes share one PostgreSQL queue (SQLite installations are one node by design).
+  it.skipIf(!usingPostgres)('sends each delivery once when two nodes run workers', async () => {
+    h = await h.restart({ webhookAllowPrivate: true });
+    const sibling = await h.startSibling();
+    try {
+      receiver.respond({ status: 200 });
+      const endpoint = await createEndpoint('/shared');
+      for (let i = 0; i < 6; i++) await call('POST', '/v1/contacts', { name: `Shared ${i}` });
+      const requests = await pending(6, '/shared');
+      await vi.waitFor(
+        async () => {
+          const rows = await h.db.selectFrom('webhook_deliveries').select('status').where('endpoint_id', '=', endpoint.id).execute();
+          if (rows.length !== 6 || rows.some((r) => r.status !== 'succeeded')) throw new Error('not all delivered');
+        },
+        { timeout: 10_000, interval: 25 },
+      );
+      await h.worker!.tick();
+      await sibling.worker!.tick();
+      expect(receiver.received.filter((r) => r.path === '/shared')).toHaveLength(6);
+      expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(6);
+    } finally {
+      await sibling.app.close();
+    }
   });
 });

@@ -113,6 +113,14 @@ export class Harness {
     return new Harness(service, config, this.clock, this.dropDatabase);
   }
 
+  /**
+   * A second service over the same database and clock (another node of a deployment), with config
+   * overrides. Close it with `service.app.close()`; the database stays with this harness.
+   */
+  async startSibling(overrides: Partial<Config> = {}): Promise<Service> {
+    return buildApp({ config: { ...this.config, ...overrides }, clock: this.clock });
+  }
+
   get db(): Kysely<DB> {
     return this.service.deps.database.db;
   }
