@@ -13,5 +13,5 @@ export interface JobsTable {
 }
 
 export interface JobsTables {
-  jobs: JobsTable;
+  job_queue: JobsTable;
 }

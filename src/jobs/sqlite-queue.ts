@@ -23,7 +23,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       const now = clock.now().toISOString();
       const id = newId('job');
       const result = await db
-        .insertInto('jobs')
+        .insertInto('job_queue')
         .values({
           id,
           name,
@@ -45,7 +45,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       for (const definition of list) definitions.set(definition.name, definition);
       env = { ...base, queue };
       // One node owns a SQLite file: a job left active by a crash or kill is simply queued again.
-      await db.updateTable('jobs').set({ state: 'queued' }).where('state', '=', 'active').execute();
+      await db.updateTable('job_queue').set({ state: 'queued' }).where('state', '=', 'active').execute();
     },
 
     /** Claims due jobs (up to the free concurrency) and runs them without waiting for them to finish. */
@@ -55,7 +55,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       const free = CONCURRENCY - inflight.size;
       if (free > 0) {
         const due = await db
-          .selectFrom('jobs')
+          .selectFrom('job_queue')
           .selectAll()
           .where('state', '=', 'queued')
           .where('run_at', '<=', now.toISOString())
@@ -65,7 +65,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
           .execute();
         for (const row of due) {
           const claimed = await db
-            .updateTable('jobs')
+            .updateTable('job_queue')
             .set({ state: 'active', attempts: row.attempts + 1, updated_at: now.toISOString() })
             .where('id', '=', row.id)
             .where('state', '=', 'queued')
@@ -78,7 +78,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       if (now.getTime() - lastPurge > PURGE_EVERY_MS) {
         lastPurge = now.getTime();
         const before = new Date(now.getTime() - KEEP_FINISHED_MS).toISOString();
-        await db.deleteFrom('jobs').where('state', '=', 'completed').where('updated_at', '<', before).execute();
+        await db.deleteFrom('job_queue').where('state', '=', 'completed').where('updated_at', '<', before).execute();
       }
     },
 
@@ -94,7 +94,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
     try {
       await definition.run({ id, name, payload: JSON.parse(payload), attempt, signal: controller.signal }, env!);
       await db
-        .updateTable('jobs')
+        .updateTable('job_queue')
         .set({ state: 'completed', updated_at: clock.now().toISOString() })
         .where('id', '=', id)
         .execute();
@@ -103,13 +103,13 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       const message = thrown instanceof Error ? thrown.message : String(thrown);
       if (stopping) {
         // Interrupted by shutdown: not a failed attempt; it runs again after restart.
-        await db.updateTable('jobs').set({ state: 'queued', attempts: attempt - 1 }).where('id', '=', id).execute();
+        await db.updateTable('job_queue').set({ state: 'queued', attempts: attempt - 1 }).where('id', '=', id).execute();
         return;
       }
       const retry = attempt <= (definition.retryLimit ?? 3);
       if (!retry) logger.error({ err: thrown, job: name, job_id: id }, 'job failed after its retries');
       await db
-        .updateTable('jobs')
+        .updateTable('job_queue')
         .set({
           state: retry ? 'queued' : 'failed',
           run_at: retry ? new Date(now.getTime() + retryDelayMs(definition, attempt)).toISOString() : now.toISOString(),

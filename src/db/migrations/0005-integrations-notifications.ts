@@ -14,7 +14,7 @@ async function table(db: Kysely<any>, name: string, columns: Columns): Promise<v
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
-    .createTable('jobs')
+    .createTable('job_queue')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
@@ -26,8 +26,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('jobs_dedup_key').on('jobs').column('dedup_key').unique().execute();
-  await db.schema.createIndex('jobs_due').on('jobs').columns(['state', 'run_at']).execute();
+  await db.schema.createIndex('job_queue_dedup_key').on('job_queue').column('dedup_key').unique().execute();
+  await db.schema.createIndex('job_queue_due').on('job_queue').columns(['state', 'run_at']).execute();
 
   await table(db, 'integration_event_types', (t) =>
     t
