@@ -90,7 +90,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       const error = validationFailed([{ field: '(body)', message: 'is not valid JSON' }]);
       return reply.code(400).send(rpcError(null, JSONRPC.parseError, 'Parse error', envelope(error, request)));
     }
-    if (!message || message.jsonrpc !== '2.0' || (message.method !== undefined && typeof message.method !== 'string')) {
+    if (message?.jsonrpc !== '2.0' || (message.method !== undefined && typeof message.method !== 'string')) {
       const error = validationFailed([{ field: '(body)', message: 'must be one JSON-RPC 2.0 message' }]);
       return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
     }
