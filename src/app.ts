@@ -7,6 +7,7 @@ import { type Clock, systemClock } from './core/clock.ts';
 import { fail } from './core/errors.ts';
 import { newId } from './core/ids.ts';
 import { createRateLimiter, type RateLimiter } from './core/rate-limit.ts';
+import { createUsageRecorder } from './core/usage-recorder.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -59,6 +60,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     rateLimiter: options.rateLimiter ?? createRateLimiter(),
     registry: options.registry ?? buildRegistry(),
     logger,
+    usage: createUsageRecorder(database.db, logger),
   };
 
   // Typed as the default instance so route modules need not carry pino's logger type.
@@ -137,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   registerAdminRoutes(app, deps);
   await registerAssetContentRoutes(app, deps);
   app.addHook('onClose', async () => {
+    await deps.usage.flush();
     if (!options.database) await database.close();
   });
   let worker: Worker | undefined;

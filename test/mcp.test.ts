@@ -69,6 +69,7 @@ describe('protocol', () => {
     // An API key call records its credential path.
     await h.admin('PATCH', `/workspaces/${policy.id}`, { mcp_auth_methods: ['mcp_token', 'api_key'] });
     const call = await h.callTool(policy.apiKey, 'search_contacts', {});
+    await h.flushUsage();
     const events = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', call.body.request_id).execute();
     expect(events[0]).toMatchObject({ kind: 'mcp_tool_call', route: 'search_contacts', credential_path: 'mcp/api_key' });
   });

@@ -154,6 +154,7 @@ describe('pipeline guarantees', () => {
     const requestId = res.body.error.request_id;
     expect(await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
     expect(await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
+    await h.flushUsage();
     const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', requestId).execute();
     expect(calls[0]).toMatchObject({ http_status: 500, error_code: 'internal_error', billed_units: 0 });
   });

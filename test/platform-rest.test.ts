@@ -254,6 +254,7 @@ describe('records, audit, usage and events', () => {
 
   it('records a call event for failed calls, unbilled', async () => {
     const res = await post('/v1/contacts', { nope: 1 });
+    await h.flushUsage();
     const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', res.body.error.request_id).execute();
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ http_status: 400, error_code: 'validation_failed', billed_units: 0, units: 1 });

@@ -52,6 +52,8 @@ export interface OperationContext {
   /** Every domain event type the modules declare (the integration event catalogue). */
   eventTypes: ReadonlyMap<string, DomainEventType>;
   enabledModule(module: string): boolean;
+  /** Writes queued call events (of reads and failed calls) before a handler reads usage data. */
+  flushUsage(): Promise<void>;
   audit(entry: AuditEntry): void;
   emit(event: DomainEvent): void;
   /** Loads a record of a registered type in this workspace; throws resource_not_found when absent. */

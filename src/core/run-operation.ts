@@ -1,9 +1,10 @@
 // The execution pipeline. Both surfaces call runOperation(); its stages run in this order:
 //   1 authenticate  2 workspace  3 tool  4 module  5 scopes  6 rate limit  7 billing  8 validate
-//   9 transaction { idempotency -> handler -> audit + outbox (+ event consumers) + billing + call event }
+//   9 execute: writes run in one transaction
+//        { idempotency -> handler -> audit + outbox (+ event consumers) + billing + call event };
+//      reads run on the database and queue their call event (usage recorder)
 //  10 response
-// A failure at any stage after the workspace is known still records the call event, outside the
-// rolled-back transaction. docs/architecture.md draws the same diagram.
+// A failure at any stage after the workspace is known still records its call event (queued, unbilled). docs/architecture.md draws the same diagram.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -12,7 +13,7 @@ import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db
 import type { Registry } from '../registry.ts';
 import { auditRow, insertAuditEvents } from './audit.ts';
 import { authenticate, isModuleEnabled, type Principal } from './auth.ts';
-import { checkBilling, consumeUnits } from './billing.ts';
+import { checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
 import { insertCallEvent } from './call-events.ts';
 import type { Clock } from './clock.ts';
 import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
@@ -22,6 +23,7 @@ import { bindKey, claimKey, fingerprint } from './idempotency.ts';
 import { newId } from './ids.ts';
 import { insertOutboxEvents, outboxRow } from './outbox.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { loadRecord } from './record-types.ts';
 import { toFieldErrors } from './schema.ts';
@@ -33,6 +35,7 @@ export interface PipelineDeps {
   rateLimiter: RateLimiter;
   registry: Registry;
   logger: Logger;
+  usage: UsageRecorder;
 }
 
 /** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
@@ -85,12 +88,16 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     // 3. tool: the name must be registered (and inside /mcp?modules=)
     const op = call.operation;
     if (!op || (call.moduleFilter && !call.moduleFilter.has(op.module))) {
-      throw fail('tool_not_found', { message: `No tool named "${call.toolName}" is registered; call tools/list.` });
+      throw fail('tool_not_found', {
+        message: `No tool named "${call.toolName}" is registered; call tools/list.`,
+      });
     }
 
     // 4. module enabled
     if (!isModuleEnabled(workspace, op.module)) {
-      throw fail('module_not_enabled', { message: `The ${op.module} module is not enabled for this workspace.` });
+      throw fail('module_not_enabled', {
+        message: `The ${op.module} module is not enabled for this workspace.`,
+      });
     }
 
     // 5. scopes
@@ -119,7 +126,10 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     // 8. validate
     if (call.input === MALFORMED_JSON) {
-      throw validationFailed([{ field: '(body)', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
+      throw validationFailed(
+        [{ field: '(body)', message: 'is not valid JSON' }],
+        'The request body is not valid JSON.',
+      );
     }
     const input = (call.input ?? {}) as Record<string, unknown>;
     const compiled = call.surface === 'rest' && op.restValidators ? op.restValidators() : op.validators();
@@ -138,7 +148,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     const audits: AuditEntry[] = [];
     const events: DomainEvent[] = [];
     const dryRun = op.dryRun && input.dry_run === true;
-    const idempotencyKey = op.kind === 'create' && creates ? (input.idempotency_key as string | undefined) : undefined;
+    const idempotencyKey =
+      op.kind === 'create' && creates ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
 
     const callEvent = (status: number): CallEventsTable => ({
@@ -158,35 +169,39 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       billed_units: 1,
     });
 
+    const context = (executor: typeof db): OperationContext => ({
+      db: executor,
+      dialect: deps.database.dialect,
+      workspaceId: workspace.id,
+      workspaceName: workspace.name,
+      requestId: call.requestId,
+      actor,
+      surface: call.surface,
+      operation: op.name,
+      clock: deps.clock,
+      now: nowIso,
+      dryRun,
+      config: deps.config,
+      scopes: credential.scopes,
+      eventTypes: deps.registry.eventTypes,
+      enabledModule: (module) => isModuleEnabled(workspace, module),
+      flushUsage: () => deps.usage.flush(),
+      audit: (entry) => audits.push(entry),
+      emit: (event) => {
+        if (!deps.registry.eventTypes.has(event.name))
+          throw new Error(`Undeclared domain event ${event.name}`);
+        events.push(event);
+      },
+      requireRecord: async (type, id) => {
+        const recordType = deps.registry.recordTypes.get(type);
+        const record = recordType && (await loadRecord(executor, workspace.id, recordType, id, nowIso));
+        if (!record) throw notFound(type.replace(/_/g, ' '));
+        return record;
+      },
+    });
+
     const execute = async (trx: typeof db): Promise<{ result: OperationResult; status: number }> => {
-      const ctx: OperationContext = {
-        db: trx,
-        dialect: deps.database.dialect,
-        workspaceId: workspace.id,
-        workspaceName: workspace.name,
-        requestId: call.requestId,
-        actor,
-        surface: call.surface,
-        operation: op.name,
-        clock: deps.clock,
-        now: nowIso,
-        dryRun,
-        config: deps.config,
-        scopes: credential.scopes,
-        eventTypes: deps.registry.eventTypes,
-        enabledModule: (module) => isModuleEnabled(workspace, module),
-        audit: (entry) => audits.push(entry),
-        emit: (event) => {
-          if (!deps.registry.eventTypes.has(event.name)) throw new Error(`Undeclared domain event ${event.name}`);
-          events.push(event);
-        },
-        requireRecord: async (type, id) => {
-          const recordType = deps.registry.recordTypes.get(type);
-          const record = recordType && (await loadRecord(trx, workspace.id, recordType, id, nowIso));
-          if (!record) throw notFound(type.replace(/_/g, ' '));
-          return record;
-        },
-      };
+      const ctx = context(trx);
 
       let result: OperationResult | undefined;
       const claim = idempotencyKey
@@ -227,11 +242,14 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         defaultAction: op.kind,
       };
       const auditRows: AuditEventsTable[] = audits.map((entry) => auditRow(write, entry));
-      const outboxRows: OutboxEventsTable[] = events.map((e) => outboxRow(workspace.id, call.requestId, nowIso, e));
+      const outboxRows: OutboxEventsTable[] = events.map((e) =>
+        outboxRow(workspace.id, call.requestId, nowIso, e),
+      );
       await insertAuditEvents(trx, auditRows);
       await insertOutboxEvents(trx, outboxRows);
       if (outboxRows.length) {
-        for (const consumer of deps.registry.eventConsumers) await consumer.consume(trx, outboxRows, deps.clock);
+        for (const consumer of deps.registry.eventConsumers)
+          await consumer.consume(trx, outboxRows, deps.clock);
       }
       await consumeUnits(trx, workspace, 1, now);
       await insertCallEvent(trx, callEvent(status));
@@ -240,7 +258,14 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     let executed: { result: OperationResult; status: number };
     try {
-      executed = await db.transaction().execute(execute);
+      if (op.kind === 'read' && !hasBillingLimits(workspace)) {
+        // A read writes nothing but its call event, which needs no transaction: it is queued.
+        const result = await op.handler(context(db), input);
+        executed = { result, status: result.status ?? 200 };
+        deps.usage.record(callEvent(executed.status));
+      } else {
+        executed = await db.transaction().execute(execute);
+      }
     } catch (thrown) {
       if (!(thrown instanceof DryRunRollback)) throw thrown;
       // The preview's writes were rolled back; its usage event is still recorded.
@@ -248,7 +273,10 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         await consumeUnits(trx, workspace, 1, now);
         await insertCallEvent(trx, callEvent(200));
       });
-      executed = { result: { ...thrown.result, body: { ...thrown.result.body, dry_run: true } }, status: 200 };
+      executed = {
+        result: { ...thrown.result, body: { ...thrown.result.body, dry_run: true } },
+        status: 200,
+      };
     }
 
     if (executed.result.afterCommit) {
@@ -269,36 +297,32 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     if (error.code === 'internal_error') {
       deps.logger.error({ err: thrown, request_id: call.requestId, route: call.route }, 'operation failed');
     }
-    if (principal) await recordFailedCall(deps, call, principal, error, started);
+    if (principal) recordFailedCall(deps, call, principal, error, started);
     return { ok: false, error, headers };
   }
 }
 
-async function recordFailedCall(
+function recordFailedCall(
   deps: PipelineDeps,
   call: Call,
   principal: Principal,
   error: ServiceError,
   started: number,
-): Promise<void> {
-  try {
-    await insertCallEvent(deps.database.db, {
-      workspace_id: principal.workspace.id,
-      id: newId('call'),
-      request_id: call.requestId,
-      occurred_at: deps.clock.now().toISOString(),
-      kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
-      route: call.route,
-      method: call.method,
-      credential_id: principal.credential.id,
-      credential_path: `${call.surface}/${principal.credential.kind}`,
-      http_status: error.status,
-      error_code: error.code,
-      duration_ms: Math.round(performance.now() - started),
-      units: 1,
-      billed_units: 0,
-    });
-  } catch (thrown) {
-    deps.logger.error({ err: thrown, request_id: call.requestId }, 'could not record the call event of a failed call');
-  }
+): void {
+  deps.usage.record({
+    workspace_id: principal.workspace.id,
+    id: newId('call'),
+    request_id: call.requestId,
+    occurred_at: deps.clock.now().toISOString(),
+    kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
+    route: call.route,
+    method: call.method,
+    credential_id: principal.credential.id,
+    credential_path: `${call.surface}/${principal.credential.kind}`,
+    http_status: error.status,
+    error_code: error.code,
+    duration_ms: Math.round(performance.now() - started),
+    units: 1,
+    billed_units: 0,
+  });
 }

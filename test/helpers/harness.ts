@@ -121,6 +121,11 @@ export class Harness {
     return buildApp({ config: { ...this.config, ...overrides }, clock: this.clock });
   }
 
+  /** Writes queued call events (reads, failed calls) so tests can read them from the database. */
+  flushUsage(): Promise<void> {
+    return this.service.deps.usage.flush();
+  }
+
   get db(): Kysely<DB> {
     return this.service.deps.database.db;
   }

@@ -20,6 +20,7 @@ export const getRequest = defineOperation({
   rest: { method: 'GET', path: '/v1/requests/{request_id}' },
   responseKey: 'request',
   handler: async (ctx, input) => {
+    await ctx.flushUsage();
     const [calls, audits] = await Promise.all([
       callEventsOfRequest(ctx.db, ctx.workspaceId, input.request_id),
       auditEventsOfRequest(ctx.db, ctx.workspaceId, input.request_id),

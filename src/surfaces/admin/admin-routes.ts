@@ -72,11 +72,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: PipelineDeps & {
   route('GET', '/workspaces/:workspace_id', async (request) => ({
     body: { workspace: await getWorkspace(db, param(request, 'workspace_id')) },
   }));
-  route('PATCH', '/workspaces/:workspace_id', async (request, call) => ({
-    body: {
-      workspace: await updateWorkspace(call, param(request, 'workspace_id'), body<WorkspacePatch>(request, validators.updateWorkspace)),
-    },
-  }));
+  route('PATCH', '/workspaces/:workspace_id', async (request, call) => {
+    const patch = body<WorkspacePatch>(request, validators.updateWorkspace);
+    // A new monthly cap is seeded from the recorded call events: write the queued ones first.
+    await deps.usage.flush();
+    return { body: { workspace: await updateWorkspace(call, param(request, 'workspace_id'), patch) } };
+  });
   route('DELETE', '/workspaces/:workspace_id', async (request, call) => {
     await deleteWorkspace(call, param(request, 'workspace_id'));
     return { body: { deleted: true, workspace_id: param(request, 'workspace_id') } };
@@ -95,7 +96,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: PipelineDeps & {
   route('POST', '/workspaces/:workspace_id/notes/:note_id/restore', async (request, call) => ({
     body: { note: await restoreNote(call, param(request, 'workspace_id'), param(request, 'note_id')) },
   }));
-  route('GET', '/requests/:request_id', async (request) => ({
-    body: { request: await lookupRequest(db, param(request, 'request_id')) },
-  }));
+  route('GET', '/requests/:request_id', async (request) => {
+    await deps.usage.flush();
+    return { body: { request: await lookupRequest(db, param(request, 'request_id')) } };
+  });
 }
