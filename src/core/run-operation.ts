@@ -264,12 +264,12 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         executed = { result, status: result.status ?? 200 };
         deps.usage.record(callEvent(executed.status));
       } else {
-        executed = await db.transaction().execute(execute);
+        executed = await deps.database.transaction(execute);
       }
     } catch (thrown) {
       if (!(thrown instanceof DryRunRollback)) throw thrown;
       // The preview's writes were rolled back; its usage event is still recorded.
-      await db.transaction().execute(async (trx) => {
+      await deps.database.transaction(async (trx) => {
         await consumeUnits(trx, workspace, 1, now);
         await insertCallEvent(trx, callEvent(200));
       });

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { groupCommit, type TransactionRunner } from './group-commit.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
 
@@ -13,6 +14,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  /** Runs the writes of one call atomically: its own transaction (PostgreSQL) or a group commit (SQLite). */
+  transaction: TransactionRunner;
   /** Human-readable location for start-up messages (never includes a password). */
   location: string;
   close(): Promise<void>;
@@ -61,6 +64,7 @@ export function openDatabase(config: Config): Database {
     return {
       db,
       dialect: 'postgres',
+      transaction: (work) => db.transaction().execute(work),
       location: redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
       close: () => db.destroy(),
     };
@@ -79,6 +83,7 @@ export function openDatabase(config: Config): Database {
   return {
     db,
     dialect: 'sqlite',
+    transaction: groupCommit(db),
     location: file,
     close: async () => {
       if (closed) return;
