@@ -60,7 +60,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     rateLimiter: options.rateLimiter ?? createRateLimiter(),
     registry: options.registry ?? buildRegistry(),
     logger,
-    usage: createUsageRecorder(database.db, logger),
+    usage: createUsageRecorder(database.transaction, logger),
   };
 
   // Typed as the default instance so route modules need not carry pino's logger type.

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { reusableInsert } from '../db/reusable-query.ts';
 import type { AuditEventsTable, DB } from '../db/tables.ts';
 import type { Actor, AuditEntry, Surface } from './context.ts';
 import { newId } from './ids.ts';
@@ -33,8 +34,25 @@ export function auditRow(write: AuditWrite, entry: AuditEntry): AuditEventsTable
   };
 }
 
+const insertAuditRows = reusableInsert<AuditEventsTable>('audit_events', [
+  'workspace_id',
+  'id',
+  'request_id',
+  'occurred_at',
+  'actor_type',
+  'actor_credential_id',
+  'actor_name',
+  'surface',
+  'tool',
+  'action',
+  'target_type',
+  'target_id',
+  'status',
+  'changed_fields',
+]);
+
 export async function insertAuditEvents(db: Kysely<DB>, rows: AuditEventsTable[]): Promise<void> {
-  if (rows.length) await db.insertInto('audit_events').values(rows).execute();
+  await insertAuditRows(db, rows);
 }
 
 export function toAuditResource(row: AuditEventsTable) {

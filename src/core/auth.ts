@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB, WorkspacesTable } from '../db/tables.ts';
+import { reusableQuery } from '../db/reusable-query.ts';
 import { fail } from './errors.ts';
 import { bearerToken, hashesEqual, hashToken } from './tokens.ts';
 
@@ -49,19 +50,8 @@ export function isModuleEnabled(workspace: Workspace, module: string): boolean {
   return workspace.modules[module] !== false;
 }
 
-/**
- * Stage "authenticate" and stage "workspace": a Bearer token resolves to a live credential and its live
- * workspace, and the surface must accept that credential kind. Errors never echo the token.
- */
-export async function authenticate(
-  db: Kysely<DB>,
-  authorization: string | undefined,
-  surface: 'rest' | 'mcp',
-): Promise<Principal> {
-  const token = bearerToken(authorization);
-  if (!token) throw fail('authentication_required');
-  const hash = hashToken(token);
-  const row = await db
+const credentialLookup = reusableQuery((db) =>
+  db
     .selectFrom('credentials as c')
     .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
     .select([
@@ -82,9 +72,23 @@ export async function authenticate(
       'w.updated_at',
       'w.deleted_at',
     ])
-    .where('c.token_hash', '=', hash)
-    .where('c.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('c.token_hash', '=', '')
+    .where('c.revoked_at', 'is', null),
+);
+
+/**
+ * Stage "authenticate" and stage "workspace": a Bearer token resolves to a live credential and its live
+ * workspace, and the surface must accept that credential kind. Errors never echo the token.
+ */
+export async function authenticate(
+  db: Kysely<DB>,
+  authorization: string | undefined,
+  surface: 'rest' | 'mcp',
+): Promise<Principal> {
+  const token = bearerToken(authorization);
+  if (!token) throw fail('authentication_required');
+  const hash = hashToken(token);
+  const [row] = await credentialLookup(db, [hash]);
   if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null) throw fail('workspace_not_found');
 
   const workspace = toWorkspace(row);

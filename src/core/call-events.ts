@@ -1,9 +1,27 @@
 import type { Kysely } from 'kysely';
+import { reusableInsert } from '../db/reusable-query.ts';
 import type { CallEventsTable, DB } from '../db/tables.ts';
 
+const insertCallEvents = reusableInsert<CallEventsTable>('call_events', [
+  'workspace_id',
+  'id',
+  'request_id',
+  'occurred_at',
+  'kind',
+  'route',
+  'method',
+  'credential_id',
+  'credential_path',
+  'http_status',
+  'error_code',
+  'duration_ms',
+  'units',
+  'billed_units',
+]);
+
 /** One row per REST or MCP call: the usage event and the API request / MCP tool call event at once. */
-export async function insertCallEvent(db: Kysely<DB>, row: CallEventsTable): Promise<void> {
-  await db.insertInto('call_events').values(row).execute();
+export async function insertCallEvent(db: Kysely<DB>, ...rows: CallEventsTable[]): Promise<void> {
+  await insertCallEvents(db, rows);
 }
 
 export function toCallEventResource(row: CallEventsTable) {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { reusableInsert } from '../db/reusable-query.ts';
 import type { DB, OutboxEventsTable } from '../db/tables.ts';
 import type { DomainEvent } from './context.ts';
 import { newId } from './ids.ts';
@@ -18,6 +19,18 @@ export function outboxRow(workspaceId: string, requestId: string, occurredAt: st
   };
 }
 
+const insertOutboxRows = reusableInsert<OutboxEventsTable>('outbox_events', [
+  'workspace_id',
+  'id',
+  'request_id',
+  'name',
+  'occurred_at',
+  'target_type',
+  'target_id',
+  'payload',
+  'published_at',
+]);
+
 export async function insertOutboxEvents(db: Kysely<DB>, rows: OutboxEventsTable[]): Promise<void> {
-  if (rows.length) await db.insertInto('outbox_events').values(rows).execute();
+  await insertOutboxRows(db, rows);
 }

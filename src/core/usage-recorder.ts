@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { CallEventsTable, DB } from '../db/tables.ts';
+import type { TransactionRunner } from '../db/group-commit.ts';
+import type { CallEventsTable } from '../db/tables.ts';
+import { insertCallEvent } from './call-events.ts';
 
 /**
  * Call events of reads and of failed calls are queued and written in batches: they are not part of any
@@ -16,7 +17,8 @@ export interface UsageRecorder {
 const MAX_BATCH = 200;
 const MAX_DELAY_MS = 20;
 
-export function createUsageRecorder(db: Kysely<DB>, logger: Pick<Logger, 'error'>): UsageRecorder {
+/** `transaction` runs the batch's inserts atomically (on SQLite it joins the next group commit). */
+export function createUsageRecorder(transaction: TransactionRunner, logger: Pick<Logger, 'error'>): UsageRecorder {
   let queued: CallEventsTable[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -28,7 +30,7 @@ export function createUsageRecorder(db: Kysely<DB>, logger: Pick<Logger, 'error'
     queued = [];
     if (rows.length > 0) {
       writing = writing
-        .then(() => db.insertInto('call_events').values(rows).execute())
+        .then(() => transaction((trx) => insertCallEvent(trx, ...rows)))
         .then(
           () => undefined,
           (err: unknown) => logger.error({ err, count: rows.length }, 'could not record call events'),

@@ -1,0 +1,29 @@
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import type { DB } from './tables.ts';
+
+/**
+ * A query on the hot path of every call (the credential lookup, call-event inserts), built and compiled
+ * once per database and then executed with fresh parameters: building a Kysely query costs more than
+ * running it. `build` must take its parameters in the order `run` passes them.
+ */
+export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
+  const compiled = new WeakMap<Kysely<DB>, string>();
+  return async (db: Kysely<DB>, parameters: readonly unknown[]): Promise<Row[]> => {
+    let text = compiled.get(db);
+    if (text === undefined) {
+      text = build(db).compile().sql;
+      compiled.set(db, text);
+    }
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]));
+    return result.rows;
+  };
+}
+
+/** A one-row insert into `table` with these columns, compiled once per executor; values in column order. */
+export function reusableInsert<Row extends object>(table: keyof DB & string, columns: readonly (keyof Row & string)[]) {
+  const sample = Object.fromEntries(columns.map((column) => [column, null]));
+  const insert = reusableQuery((db) => db.insertInto(table as 'call_events').values(sample as never));
+  return async (db: Kysely<DB>, rows: readonly Row[]): Promise<void> => {
+    for (const row of rows) await insert(db, columns.map((column) => row[column]));
+  };
+}
