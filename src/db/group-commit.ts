@@ -42,7 +42,11 @@ export function groupCommit(db: Kysely<DB>): TransactionRunner {
       for (const job of batch) job.reject(error);
       return;
     }
-    batch.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
+    for (const [i, job] of batch.entries()) {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.value);
+    }
   }
 
   async function drain(): Promise<void> {
