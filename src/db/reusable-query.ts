@@ -11,7 +11,12 @@ export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
   return async (db: Kysely<DB>, parameters: readonly unknown[]): Promise<Row[]> => {
     let text = compiled.get(db);
     if (text === undefined) {
-      text = build(db).compile().sql;
+      const query = build(db).compile();
+      // Constants belong in the SQL (sql.lit), so the parameters are exactly the values run passes.
+      if (query.parameters.length !== parameters.length) {
+        throw new Error(`reusableQuery: the query takes ${query.parameters.length} parameters, not ${parameters.length}`);
+      }
+      text = query.sql;
       compiled.set(db, text);
     }
     const result = await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]));

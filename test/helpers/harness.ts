@@ -83,7 +83,7 @@ export class Harness {
     const config = loadConfig({
       ...database.env,
       WOS_ADMIN_TOKEN: OPERATOR_TOKEN,
-      WOS_LOG_LEVEL: 'silent',
+      WOS_LOG_LEVEL: process.env.WOS_TEST_LOG_LEVEL ?? 'silent',
       WOS_PUBLIC_URL: 'http://wos.test',
       // The background worker runs only in tests that ask for it (WOS_WORKER: 'on').
       WOS_WORKER: 'off',

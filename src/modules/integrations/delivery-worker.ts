@@ -1,9 +1,10 @@
 // Webhook deliveries: created in the event's transaction (the consumer), found when due by the sweep,
 // sent by the webhooks.deliver job. The delivery row is the durable state, so nothing is lost or doubled
 // by a crash or restart: a job re-checks the row and records its attempt only if the row is unchanged.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import { auditRow, insertAuditEvents } from '../../core/audit.ts';
+import { reusableQuery } from '../../db/reusable-query.ts';
 import type { Clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
@@ -22,26 +23,47 @@ export interface DeliveryEnv {
 }
 
 /** The body every attempt sends: {id, type, created_at, workspace_id, data}. */
-export function eventBody(event: { id: string; name: string; occurred_at: string; workspace_id: string; data: unknown }) {
-  return JSON.stringify({ id: event.id, type: event.name, created_at: event.occurred_at, workspace_id: event.workspace_id, data: event.data });
+export function eventBody(event: {
+  id: string;
+  name: string;
+  occurred_at: string;
+  workspace_id: string;
+  data: unknown;
+}) {
+  return JSON.stringify({
+    id: event.id,
+    type: event.name,
+    created_at: event.occurred_at,
+    workspace_id: event.workspace_id,
+    data: event.data,
+  });
 }
 
 export async function isModuleOn(db: Kysely<DB>, workspaceId: string, module: string): Promise<boolean> {
-  const row = await db.selectFrom('workspaces').select('modules').where('id', '=', workspaceId).executeTakeFirst();
+  const row = await db
+    .selectFrom('workspaces')
+    .select('modules')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
   return Boolean(row) && (JSON.parse(row!.modules) as Record<string, boolean>)[module] !== false;
 }
 
 /** One pending delivery per active subscribed endpoint and event, in the caller's transaction. */
+// Runs inside every write that emits events: compiled once per transaction (see reusableQuery).
+const activeEndpoints = reusableQuery((db) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'event_types'])
+    .where('workspace_id', '=', '')
+    .where('status', '=', sql.lit('active')),
+);
+
 export async function createDeliveries(db: Kysely<DB>, events: OutboxEventsTable[]): Promise<void> {
   const byWorkspace = new Map<string, OutboxEventsTable[]>();
-  for (const event of events) byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
+  for (const event of events)
+    byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
   for (const [workspaceId, list] of byWorkspace) {
-    const endpoints = await db
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'event_types'])
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'active')
-      .execute();
+    const endpoints = await activeEndpoints(db, [workspaceId]);
     if (endpoints.length === 0 || !(await isModuleOn(db, workspaceId, 'integrations'))) continue;
     const rows: WebhookDeliveriesTable[] = [];
     for (const event of list) {
@@ -76,7 +98,11 @@ export const webhookConsumer: EventConsumer = {
 
 async function signingSecrets(db: Kysely<DB>, endpoint: WebhookEndpointsTable, now: Date): Promise<string[]> {
   const secrets = [await openSecret(db, endpoint.secret)];
-  if (endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) {
+  if (
+    endpoint.previous_secret &&
+    endpoint.previous_secret_expires_at &&
+    endpoint.previous_secret_expires_at > now.toISOString()
+  ) {
     secrets.push(await openSecret(db, endpoint.previous_secret));
   }
   return secrets;
@@ -114,7 +140,13 @@ export async function attemptDelivery(
   if (!options.force && endpoint.status !== 'active') {
     await db
       .updateTable('webhook_deliveries')
-      .set({ status: 'canceled', next_attempt_at: null, last_error: 'the endpoint is disabled', updated_at: started.toISOString(), completed_at: started.toISOString() })
+      .set({
+        status: 'canceled',
+        next_attempt_at: null,
+        last_error: 'the endpoint is disabled',
+        updated_at: started.toISOString(),
+        completed_at: started.toISOString(),
+      })
       .where('workspace_id', '=', workspaceId)
       .where('id', '=', deliveryId)
       .where('attempt_count', '=', delivery.attempt_count)
@@ -123,7 +155,12 @@ export async function attemptDelivery(
   }
 
   // webhook-timestamp is wall-clock time: receivers compare it with their own clock (5 minute tolerance).
-  const headers = signedHeaders(await signingSecrets(db, endpoint, started), delivery.event_id, new Date(), delivery.payload);
+  const headers = signedHeaders(
+    await signingSecrets(db, endpoint, started),
+    delivery.event_id,
+    new Date(),
+    delivery.payload,
+  );
   const response = await postOutbound({
     url: endpoint.url,
     headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'wos-webhooks/1' },
@@ -137,8 +174,17 @@ export async function attemptDelivery(
   const code = response.statusCode;
   const succeeded = code !== null && code >= 200 && code < 300;
   const gone = code === 410;
-  const error = succeeded ? null : (response.error ?? (gone ? 'the endpoint answered 410 Gone' : `the endpoint answered ${code}`));
-  const delay = succeeded || gone ? undefined : nextDelayMs(config.webhookRetryScheduleMs, attempt, parseRetryAfter(response.headers['retry-after'], started));
+  const error = succeeded
+    ? null
+    : (response.error ?? (gone ? 'the endpoint answered 410 Gone' : `the endpoint answered ${code}`));
+  const delay =
+    succeeded || gone
+      ? undefined
+      : nextDelayMs(
+          config.webhookRetryScheduleMs,
+          attempt,
+          parseRetryAfter(response.headers['retry-after'], started),
+        );
   const next = delay === undefined ? null : new Date(started.getTime() + delay).toISOString();
   const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
   const finished = clock.now().toISOString();
@@ -193,7 +239,11 @@ export async function attemptDelivery(
         defaultAction: 'disable',
       };
       await insertAuditEvents(trx, [
-        auditRow(write, { targetType: 'webhook_endpoint', targetId: endpoint.id, changedFields: ['status', 'disabled_reason'] }),
+        auditRow(write, {
+          targetType: 'webhook_endpoint',
+          targetId: endpoint.id,
+          changedFields: ['status', 'disabled_reason'],
+        }),
       ]);
     }
   });
@@ -210,7 +260,11 @@ export const deliverJob: JobDefinition<DeliverPayload> = {
   // Job retries cover crashes and shutdowns mid-attempt (HTTP failures are recorded, not thrown).
   retryLimit: 5,
   retryDelaySeconds: 1,
-  run: (job, env) => attemptDelivery(env, job.payload.workspace_id, job.payload.delivery_id, { attempt: job.payload.attempt, signal: job.signal }),
+  run: (job, env) =>
+    attemptDelivery(env, job.payload.workspace_id, job.payload.delivery_id, {
+      attempt: job.payload.attempt,
+      signal: job.signal,
+    }),
 };
 
 const SWEEP_BATCH = 200;

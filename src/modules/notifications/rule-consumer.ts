@@ -1,9 +1,10 @@
 // Notification rules run inside the transaction of the write that emitted the event: the notifications
 // (and their notification.created events and deliveries) commit or roll back with it, never lost.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { auditRow } from '../../core/audit.ts';
 import type { EventConsumer } from '../../core/module.ts';
 import { outboxRow } from '../../core/outbox.ts';
+import { reusableQuery } from '../../db/reusable-query.ts';
 import type { AuditEventsTable, DB, OutboxEventsTable } from '../../db/tables.ts';
 import { createDeliveries, isModuleOn } from '../integrations/delivery-worker.ts';
 import { insertNotification, type RuleCondition, toRule } from './notification-store.ts';
@@ -20,7 +21,9 @@ export function valueAt(data: unknown, path: string): unknown {
 export function matches(conditions: RuleCondition[], data: unknown): boolean {
   return conditions.every((condition) => {
     const value = valueAt(data, condition.field);
-    return condition.operator === 'equals' ? value === condition.value : (condition.value as unknown[]).includes(value);
+    return condition.operator === 'equals'
+      ? value === condition.value
+      : (condition.value as unknown[]).includes(value);
   });
 }
 
@@ -28,20 +31,27 @@ export function matches(conditions: RuleCondition[], data: unknown): boolean {
 export function render(template: string, data: unknown): string {
   return template.replace(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g, (_match, path: string) => {
     const value = valueAt(data, path);
-    return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    return value === undefined || value === null
+      ? ''
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
   });
 }
 
-async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEventsTable[]): Promise<void> {
-  const names = [...new Set(events.map((e) => e.name))];
-  const rows = await db
+// Runs inside every write that emits events: compiled once per transaction (see reusableQuery).
+const activeRules = reusableQuery((db) =>
+  db
     .selectFrom('notification_rules')
     .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'active')
-    .where('event_type', 'in', names)
-    .orderBy('id')
-    .execute();
+    .where('workspace_id', '=', '')
+    .where('status', '=', sql.lit('active'))
+    .orderBy('id'),
+);
+
+async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEventsTable[]): Promise<void> {
+  const names = [...new Set(events.map((e) => e.name))];
+  const rows = (await activeRules(db, [workspaceId])).filter((row) => names.includes(row.event_type));
   if (rows.length === 0 || !(await isModuleOn(db, workspaceId, 'notifications'))) return;
   const rules = rows.map(toRule);
   const audits: AuditEventsTable[] = [];
@@ -50,7 +60,10 @@ async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEve
     const data = JSON.parse(event.payload) as unknown;
     for (const rule of rules.filter((r) => r.event_type === event.name && matches(r.conditions, data))) {
       const fromField = rule.recipient_field ? valueAt(data, rule.recipient_field) : undefined;
-      const recipients = new Set([...rule.recipient_ids, ...(typeof fromField === 'string' && fromField ? [fromField] : [])]);
+      const recipients = new Set([
+        ...rule.recipient_ids,
+        ...(typeof fromField === 'string' && fromField ? [fromField] : []),
+      ]);
       for (const recipient of recipients) {
         const notification = await insertNotification(
           db,
@@ -77,7 +90,13 @@ async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEve
           tool: 'notification_rule',
           defaultAction: 'create',
         };
-        audits.push(auditRow(write, { targetType: 'notification', targetId: notification.id, changedFields: ['recipient_id', 'title', 'body', 'channels'] }));
+        audits.push(
+          auditRow(write, {
+            targetType: 'notification',
+            targetId: notification.id,
+            changedFields: ['recipient_id', 'title', 'body', 'channels'],
+          }),
+        );
         created.push(
           outboxRow(workspaceId, event.request_id, event.occurred_at, {
             name: 'notification.created',
@@ -101,7 +120,8 @@ export const ruleConsumer: EventConsumer = {
   name: 'notification_rules',
   consume: async (db, events) => {
     const byWorkspace = new Map<string, OutboxEventsTable[]>();
-    for (const event of events) byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
+    for (const event of events)
+      byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
     for (const [workspaceId, list] of byWorkspace) await applyRules(db, workspaceId, list);
   },
 };
