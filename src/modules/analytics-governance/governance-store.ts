@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AnalyticsEventsTable, AnalyticsPropertiesTable, AnalyticsTrackingPlansTable } from './governance-tables.ts';
 
@@ -74,11 +75,6 @@ export async function eventsByName(db: Kysely<DB>, workspaceId: string, app: str
   return byName;
 }
 
-export async function findPlan(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('analytics_tracking_plans')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export function findPlan(db: Kysely<DB>, workspaceId: string, id: string) {
+  return findRow(db, 'analytics_tracking_plans', workspaceId, id);
 }

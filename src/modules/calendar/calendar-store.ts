@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
 import { type Occurrence, occurrencesBetween, type Timing } from './recurrence.ts';
@@ -78,21 +79,11 @@ export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence) {
 }
 
 export function findCalendar(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('calendars')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'calendars', workspaceId, id);
 }
 
 export function findEvent(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('calendar_events')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'calendar_events', workspaceId, id);
 }
 
 export async function listCalendars(

@@ -6,8 +6,8 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
-import type { CalendarsTable } from './calendar-tables.ts';
 import { findCalendar, listCalendars, toCalendar } from './calendar-store.ts';
+import type { CalendarsTable } from './calendar-tables.ts';
 import { checkedTimeZone } from './event-input.ts';
 import { buildIcs } from './ics.ts';
 

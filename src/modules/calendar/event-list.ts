@@ -12,8 +12,8 @@ import {
   pageRequest,
 } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
-import type { CalendarEventsTable } from './calendar-tables.ts';
 import { type EventFilters, eventQuery, listEvents, timingOf, toOccurrence } from './calendar-store.ts';
+import type { CalendarEventsTable } from './calendar-tables.ts';
 import { eventStatus, relatedType } from './event-schema.ts';
 import { occurrencesBetween } from './recurrence.ts';
 import { DAY } from './zoned-time.ts';

@@ -1,9 +1,10 @@
 // iCalendar (RFC 5545) export of a calendar: one VEVENT per event with its RRULE and EXDATEs, times in the
 // event's zone (TZID) and a VTIMEZONE per zone listing its UTC-offset transitions, so any client expands
 // recurrences with the same local times as the service.
+
+import { timingOf } from './calendar-store.ts';
 import type { CalendarEventsTable, CalendarsTable } from './calendar-tables.ts';
 import { excludedStart } from './recurrence.ts';
-import { timingOf } from './calendar-store.ts';
 import { DAY, offsetAt, toFloating } from './zoned-time.ts';
 
 const escapeText = (text: string) =>

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   CampaignStatus,
@@ -86,12 +87,12 @@ export function toPost(row: MarketingPostsTable) {
   };
 }
 
-export async function findCollection(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('cms_collections').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export function findCollection(db: Kysely<DB>, workspaceId: string, id: string) {
+  return findRow(db, 'cms_collections', workspaceId, id);
 }
 
-export async function findEntry(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('cms_entries').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export function findEntry(db: Kysely<DB>, workspaceId: string, id: string) {
+  return findRow(db, 'cms_entries', workspaceId, id);
 }
 
 /** The entry holding this slug in the collection, if any. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { AccountingAccountsTable, AccountType, JournalEntriesTable } from './crm-tables.ts';
@@ -74,13 +75,8 @@ export async function listAccounts(
   return { ...result, items: result.items.map(toAccount) };
 }
 
-export async function findJournalEntry(db: Kysely<DB>, workspaceId: string, entryId: string) {
-  return db
-    .selectFrom('journal_entries')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', entryId)
-    .executeTakeFirst();
+export function findJournalEntry(db: Kysely<DB>, workspaceId: string, entryId: string) {
+  return findRow(db, 'journal_entries', workspaceId, entryId);
 }
 
 export async function entryNumberTaken(

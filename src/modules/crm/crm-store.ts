@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { DB } from '../../db/tables.ts';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { DB } from '../../db/tables.ts';
 import type { CompaniesTable, ContactsTable } from './crm-tables.ts';
 
 export function toContact(row: ContactsTable) {

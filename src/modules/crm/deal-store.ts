@@ -9,6 +9,7 @@ import {
   type Page,
   type PageRequest,
 } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { DealStagesTable, DealsTable, StageKind } from './crm-tables.ts';
@@ -197,13 +198,8 @@ export async function insertDeal(db: Kysely<DB>, row: DealsTable) {
   return toDeal(row);
 }
 
-export async function findDeal(db: Kysely<DB>, workspaceId: string, dealId: string) {
-  return db
-    .selectFrom('deals')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', dealId)
-    .executeTakeFirst();
+export function findDeal(db: Kysely<DB>, workspaceId: string, dealId: string) {
+  return findRow(db, 'deals', workspaceId, dealId);
 }
 
 export async function updateDealRow(

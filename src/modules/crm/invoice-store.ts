@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { InvoiceStatus, InvoicesTable, PaymentsTable } from './crm-tables.ts';
@@ -54,13 +55,8 @@ export function toPayment(row: PaymentsTable) {
   };
 }
 
-export async function findInvoice(db: Kysely<DB>, workspaceId: string, invoiceId: string) {
-  return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', invoiceId)
-    .executeTakeFirst();
+export function findInvoice(db: Kysely<DB>, workspaceId: string, invoiceId: string) {
+  return findRow(db, 'invoices', workspaceId, invoiceId);
 }
 
 export async function invoiceNumberTaken(db: Kysely<DB>, workspaceId: string, invoiceNumber: string) {

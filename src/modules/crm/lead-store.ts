@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { LeadSource, LeadStatus, LeadsTable } from './crm-tables.ts';
@@ -56,13 +57,8 @@ export async function insertLead(db: Kysely<DB>, row: LeadsTable) {
   return toLead(row);
 }
 
-export async function findLead(db: Kysely<DB>, workspaceId: string, leadId: string) {
-  return db
-    .selectFrom('leads')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', leadId)
-    .executeTakeFirst();
+export function findLead(db: Kysely<DB>, workspaceId: string, leadId: string) {
+  return findRow(db, 'leads', workspaceId, leadId);
 }
 
 export async function updateLeadRow(

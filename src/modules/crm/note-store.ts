@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
@@ -22,13 +23,8 @@ export function toNote(row: NotesTable) {
 }
 
 /** A note by ID, archived or not: writes and the operator's restore see archived notes, reads do not. */
-export async function findNote(db: Kysely<DB>, workspaceId: string, noteId: string) {
-  return db
-    .selectFrom('notes')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', noteId)
-    .executeTakeFirst();
+export function findNote(db: Kysely<DB>, workspaceId: string, noteId: string) {
+  return findRow(db, 'notes', workspaceId, noteId);
 }
 
 export async function updateNoteRow(

@@ -4,15 +4,15 @@
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import { auditRow, insertAuditEvents } from '../../core/audit.ts';
-import { reusableQuery } from '../../db/reusable-query.ts';
 import type { Clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
 import { postOutbound } from '../../core/outbound-url.ts';
+import { reusableQuery } from '../../db/reusable-query.ts';
 import type { DB, OutboxEventsTable } from '../../db/tables.ts';
 import type { JobDefinition, PeriodicTask } from '../../jobs/types.ts';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './integrations-tables.ts';
 import { subscribes } from './integrations-store.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './integrations-tables.ts';
 import { nextDelayMs, parseRetryAfter } from './retry.ts';
 import { openSecret, signedHeaders } from './secrets.ts';
 

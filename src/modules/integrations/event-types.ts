@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, pageInput, pageRequest } from '../../core/pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { toEventType } from './integrations-store.ts';

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   IntegrationEventTypesTable,
@@ -65,13 +66,8 @@ export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttempt
   };
 }
 
-export async function findEndpoint(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export function findEndpoint(db: Kysely<DB>, workspaceId: string, id: string) {
+  return findRow(db, 'webhook_endpoints', workspaceId, id);
 }
 
 /** Attempts of several deliveries in one query, oldest first per delivery. */

@@ -5,8 +5,8 @@ import { newId } from '../../core/ids.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
 import { attemptDelivery, eventBody } from './delivery-worker.ts';
-import type { WebhookDeliveriesTable } from './integrations-tables.ts';
 import { attemptsOf, findEndpoint, loadDelivery, toDelivery } from './integrations-store.ts';
+import type { WebhookDeliveriesTable } from './integrations-tables.ts';
 
 const webhookId = Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' });
 // The worker's sweep must not pick up a test delivery while the call itself is sending it.

@@ -7,8 +7,8 @@ import { checkOutboundUrl, OutboundRefused } from '../../core/outbound-url.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import type { WebhookEndpointsTable } from './integrations-tables.ts';
 import { findEndpoint, toEndpoint } from './integrations-store.ts';
+import type { WebhookEndpointsTable } from './integrations-tables.ts';
 import { newSigningSecret, openSecret, sealSecret } from './secrets.ts';
 
 export const endpointRecord: RecordType = {

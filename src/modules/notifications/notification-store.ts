@@ -176,16 +176,4 @@ export async function insertNotification(db: Kysely<DB>, workspaceId: string, in
   return toNotification(row);
 }
 
-export async function findRow<T extends 'notifications' | 'notification_rules' | 'notification_preferences' | 'notification_subscriptions'>(
-  db: Kysely<DB>,
-  table: T,
-  workspaceId: string,
-  id: string,
-) {
-  return db
-    .selectFrom(table as 'notifications')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst() as Promise<DB[T] | undefined>;
-}
+export { findRow } from '../../db/find-row.ts';

@@ -6,8 +6,8 @@ import { fetchPage, listBody, pageInput, pageRequest } from '../../core/paginati
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { findRow, toPreference } from './notification-store.ts';
-import type { NotificationPreferencesTable } from './notifications-tables.ts';
 import { channel, recipientId } from './notifications.ts';
+import type { NotificationPreferencesTable } from './notifications-tables.ts';
 
 export const preferenceRecord: RecordType = {
   type: 'notification_preference',

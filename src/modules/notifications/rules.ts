@@ -7,8 +7,8 @@ import { fetchPage, listBody, pageInput, pageRequest } from '../../core/paginati
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { CHANNELS, findRow, toRule } from './notification-store.ts';
-import type { NotificationRulesTable } from './notifications-tables.ts';
 import { channels, recipientId } from './notifications.ts';
+import type { NotificationRulesTable } from './notifications-tables.ts';
 
 export const ruleRecord: RecordType = {
   type: 'notification_rule',

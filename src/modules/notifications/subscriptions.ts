@@ -8,8 +8,8 @@ import { Strict } from '../../core/schema.ts';
 import { newSigningSecret, openSecret, sealSecret } from '../integrations/secrets.ts';
 import { checkUrl } from '../integrations/webhook-endpoints.ts';
 import { findRow, toSubscription } from './notification-store.ts';
-import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
 import { recipientId } from './notifications.ts';
+import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
 import { vapidKeys } from './push-delivery.ts';
 
 export const subscriptionRecord: RecordType = {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { fetchKeysetPage } from '../../core/keyset.ts';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   ProductReleasesTable,
@@ -55,30 +56,15 @@ export function toRoadmapItem(row: ProductRoadmapItemsTable) {
 }
 
 export function findProduct(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('products')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'products', workspaceId, id);
 }
 
 export function findRelease(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('product_releases')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'product_releases', workspaceId, id);
 }
 
 export function findRoadmapItem(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('product_roadmap_items')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'product_roadmap_items', workspaceId, id);
 }
 
 export async function listProducts(

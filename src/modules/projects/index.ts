@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { ModuleDefinition } from '../../core/module.ts';
 import { boardRecord, createBoard, listBoardsOperation, updateBoard } from './boards.ts';
 import { columnRecord, createColumn, listColumnsOperation, updateColumn } from './columns.ts';
-import { createProjectTask, listProjectTasksOperation, projectTaskRecord } from './project-tasks.ts';
 import { projectCounts } from './project-store.ts';
+import { createProjectTask, listProjectTasksOperation, projectTaskRecord } from './project-tasks.ts';
 import { createProject, listProjectsOperation, projectRecord, updateProject } from './projects.ts';
 import { updateProjectTask } from './task-moves.ts';
 

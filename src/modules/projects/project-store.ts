@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { fetchKeysetPage } from '../../core/keyset.ts';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   ProjectBoardColumnsTable,
@@ -57,30 +58,15 @@ export function toColumn(row: ProjectBoardColumnsTable) {
 }
 
 export function findProject(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('projects')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'projects', workspaceId, id);
 }
 
 export function findBoard(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('project_boards')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'project_boards', workspaceId, id);
 }
 
 export function findColumn(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('project_board_columns')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findRow(db, 'project_board_columns', workspaceId, id);
 }
 
 export async function listProjects(

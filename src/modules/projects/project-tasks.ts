@@ -9,7 +9,7 @@ import { Strict } from '../../core/schema.ts';
 import { inputFields } from './changes.ts';
 import { openTaskSlot, readColumns } from './placement.ts';
 import { findBoard, findColumn } from './project-store.ts';
-import type { ProjectBoardColumnsTable, ProjectTasksTable, ProjectTaskStatus } from './project-tables.ts';
+import type { ProjectBoardColumnsTable, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
 import { listProjectTasks, nextTaskNumber, type TaskFilters, toProjectTask } from './task-store.ts';
 

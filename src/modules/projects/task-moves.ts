@@ -5,8 +5,8 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, Nullable } from './changes.ts';
 import { closeTaskSlot, lockProject, openTaskSlot, readColumns, readTask, reorderTask } from './placement.ts';
-import { resolveColumn } from './project-tasks.ts';
 import type { ProjectTasksTable } from './project-tables.ts';
+import { resolveColumn } from './project-tasks.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
 import { toProjectTask } from './task-store.ts';
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { fetchKeysetPage } from '../../core/keyset.ts';
 import { containsPattern, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
-import type { Priority, ProjectTasksTable, ProjectTaskStatus } from './project-tables.ts';
+import type { Priority, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 
 export function toProjectTask(row: ProjectTasksTable) {
   return {

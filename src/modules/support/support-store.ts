@@ -1,6 +1,7 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, fetchPage, MAX_PAGE_SIZE, matchesText, type Page, type PageRequest } from '../../core/pagination.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, fetchPage, MAX_PAGE_SIZE, matchesText, type Page, type PageRequest } from '../../core/pagination.ts';
 import type { Dialect } from '../../db/database.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { slaBlock, slaBreachedAt } from './sla.ts';
 import type {
@@ -89,8 +90,8 @@ export function customFieldEquals(dialect: Dialect, key: string, value: string) 
   return sql<boolean>`exists (select 1 from json_each(custom_fields) where json_each.key = ${key} and (case json_each.type when 'true' then 'true' when 'false' then 'false' else cast(json_each.value as text) end) = ${value})`;
 }
 
-export async function findQueue(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('support_queues').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export function findQueue(db: Kysely<DB>, workspaceId: string, id: string) {
+  return findRow(db, 'support_queues', workspaceId, id);
 }
 
 export async function findQueueByKey(db: Kysely<DB>, workspaceId: string, key: string) {
@@ -102,8 +103,8 @@ export async function findQueueByKey(db: Kysely<DB>, workspaceId: string, key: s
     .executeTakeFirst();
 }
 
-export async function findTicket(db: Kysely<DB>, workspaceId: string, id: string) {
-  return db.selectFrom('support_tickets').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export function findTicket(db: Kysely<DB>, workspaceId: string, id: string) {
+  return findRow(db, 'support_tickets', workspaceId, id);
 }
 
 export async function listQueues(

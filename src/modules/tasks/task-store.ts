@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { TasksTable } from './task-tables.ts';
 
@@ -27,13 +28,8 @@ export async function insertTask(db: Kysely<DB>, row: TasksTable) {
   return toTask(row);
 }
 
-export async function findTask(db: Kysely<DB>, workspaceId: string, taskId: string) {
-  return db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', taskId)
-    .executeTakeFirst();
+export function findTask(db: Kysely<DB>, workspaceId: string, taskId: string) {
+  return findRow(db, 'tasks', workspaceId, taskId);
 }
 
 export async function updateTaskRow(
