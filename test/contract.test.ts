@@ -57,6 +57,8 @@ describe('operation registry', () => {
     // REST: the route exists in OpenAPI, served by this operation or shared with its replacement.
     const documented = openapi.paths[op.rest.path]?.[op.rest.method.toLowerCase()];
     expect(documented, `${op.rest.method} ${op.rest.path} in OpenAPI`).toBeDefined();
+    const success = documented.responses[op.kind === 'create' ? '201' : '200'];
+    expect(Object.keys(success.content)).toEqual([op.responseMediaType ?? 'application/json']);
     if (!op.deprecated) expect(documented.operationId).toBe(op.name);
 
     // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.

@@ -65,6 +65,8 @@ export interface OperationSpec<P extends TProperties> {
   extension?: boolean;
   /** Key of the main resource in the response body, for OpenAPI. */
   responseKey: string;
+  /** For REST-only reads answering with `raw`: the media type OpenAPI documents (text/calendar). */
+  responseMediaType?: string;
   handler: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<OperationResult>;
   /**
    * For creates whose response carries more than the record (an upload URL, the updated parent): builds

@@ -165,6 +165,7 @@ export const calendarFeed = defineOperation({
     'STATUS:CANCELLED and at most the 10,000 most recently starting events.',
   input: Strict({ calendar_id: Type.String({ minLength: 1, description: 'ID of the calendar (cal_...).' }) }),
   rest: { method: 'GET', path: '/v1/calendar/calendars/{calendar_id}/ics' },
+  responseMediaType: 'text/calendar',
   responseKey: 'calendar',
   handler: async (ctx, input) => {
     const calendar = await findCalendar(ctx.db, ctx.workspaceId, input.calendar_id);

@@ -13,7 +13,10 @@ const errorResponse = { $ref: '#/components/responses/Error' };
 
 function operationObject(route: RestRoute) {
   const op = route.operation;
-  const input = plain(op.input) as { properties: Record<string, Record<string, unknown>>; required?: string[] };
+  const input = plain(op.input) as {
+    properties: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
   const inPath = pathParams(route.path);
   const required = new Set(input.required ?? []);
   const parameters: Record<string, unknown>[] = inPath.map((name) => ({
@@ -22,7 +25,9 @@ function operationObject(route: RestRoute) {
     required: true,
     schema: input.properties[name] ?? { type: 'string' },
   }));
-  const bodyProperties = Object.fromEntries(Object.entries(input.properties).filter(([name]) => !inPath.includes(name)));
+  const bodyProperties = Object.fromEntries(
+    Object.entries(input.properties).filter(([name]) => !inPath.includes(name)),
+  );
   // A deprecated sharer that claims calls with a wider REST body (rest.input) adds its fields to the route.
   const claimants = route.shared.filter((d) => d.rest.when && d.rest.input);
   for (const claimant of claimants) {
@@ -34,7 +39,13 @@ function operationObject(route: RestRoute) {
   const usesQuery = route.method === 'GET' || route.method === 'DELETE';
   if (usesQuery) {
     for (const [name, schema] of Object.entries(bodyProperties)) {
-      parameters.push({ name, in: 'query', required: required.has(name), description: schema.description, schema });
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        description: schema.description,
+        schema,
+      });
     }
   }
   const shared = route.shared.map((d) => d.name);
@@ -76,21 +87,25 @@ function operationObject(route: RestRoute) {
       [success]: {
         description: 'Success; the body is the same as the MCP tool result.',
         headers: { 'x-request-id': { schema: { type: 'string' } } },
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: [op.responseKey, 'request_id'],
-              properties: {
-                [op.responseKey]: {},
-                request_id: { type: 'string' },
-                ...(op.input.properties.cursor ? { next_cursor: { type: 'string' } } : {}),
+        content: op.responseMediaType
+          ? { [op.responseMediaType]: { schema: { type: 'string' } } }
+          : {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: [op.responseKey, 'request_id'],
+                  properties: {
+                    [op.responseKey]: {},
+                    request_id: { type: 'string' },
+                    ...(op.input.properties.cursor ? { next_cursor: { type: 'string' } } : {}),
+                  },
+                },
               },
             },
-          },
-        },
       },
-      ...(op.kind === 'create' ? { '200': { description: 'Idempotent replay: the record created by the first attempt.' } } : {}),
+      ...(op.kind === 'create'
+        ? { '200': { description: 'Idempotent replay: the record created by the first attempt.' } }
+        : {}),
       '400': errorResponse,
       '401': errorResponse,
       '402': errorResponse,
@@ -122,7 +137,9 @@ export function buildOpenApi(registry: Registry, config: Config) {
     tags: [...new Set(registry.operations.map((op) => op.module))].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A workspace API key (wos_sk_...).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A workspace API key (wos_sk_...).' },
+      },
       schemas: {
         ErrorEnvelope: {
           type: 'object',
