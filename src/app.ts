@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { fail } from './core/errors.ts';
 import { newId } from './core/ids.ts';
-import { createRateLimiter, type RateLimiter } from './core/rate-limit.ts';
+import { createPostgresRateLimiter, createRateLimiter, type RateLimiter } from './core/rate-limit.ts';
 import { createUsageRecorder } from './core/usage-recorder.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { type Database, openDatabase } from './db/database.ts';
@@ -57,7 +57,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     database,
     config,
     clock: options.clock ?? systemClock,
-    rateLimiter: options.rateLimiter ?? createRateLimiter(),
+    rateLimiter:
+      options.rateLimiter ??
+      (config.rateLimitStore === 'postgres' && database.pool ? createPostgresRateLimiter(database.pool) : createRateLimiter()),
     registry: options.registry ?? buildRegistry(),
     logger,
     usage: createUsageRecorder(database.transaction, logger),

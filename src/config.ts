@@ -15,6 +15,8 @@ export interface Config {
   /** Origins allowed to call /mcp from a browser; empty means loopback origins only. */
   mcpAllowedOrigins: string[];
   defaultRateLimitPerMinute: number;
+  /** Where rate-limit counts live: this process (memory) or PostgreSQL, shared by every node. */
+  rateLimitStore: 'memory' | 'postgres';
   /** Largest asset upload accepted through a signed upload URL (WOS_MAX_UPLOAD_BYTES, default 100 MiB). */
   maxUploadBytes: number;
   /** Background worker on this node (webhook and notification deliveries): WOS_WORKER=off disables it. */
@@ -52,6 +54,13 @@ function integer(value: string | undefined, fallback: number, name: string): num
   return parsed;
 }
 
+function rateLimitStore(env: Env): Config['rateLimitStore'] {
+  const store = env.WOS_RATE_LIMIT_STORE ?? (env.WOS_DATABASE_URL ? 'postgres' : 'memory');
+  if (store !== 'memory' && store !== 'postgres') throw new Error('WOS_RATE_LIMIT_STORE must be memory or postgres');
+  if (store === 'postgres' && !env.WOS_DATABASE_URL) throw new Error('WOS_RATE_LIMIT_STORE=postgres needs WOS_DATABASE_URL');
+  return store;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = overrides.port ?? integer(env.PORT, 8080, 'PORT');
   const host = overrides.host ?? env.HOST ?? '127.0.0.1';
@@ -75,6 +84,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((origin) => origin.trim())
       .filter(Boolean),
     defaultRateLimitPerMinute: integer(env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE, 6000, 'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE'),
+    rateLimitStore: rateLimitStore(env),
     maxUploadBytes: integer(env.WOS_MAX_UPLOAD_BYTES, 100 * 1024 * 1024, 'WOS_MAX_UPLOAD_BYTES'),
     worker: !['off', 'false', '0', 'no'].includes((env.WOS_WORKER ?? 'on').toLowerCase()),
     workerPollMs: Math.max(10, integer(env.WOS_WORKER_POLL_MS, 1000, 'WOS_WORKER_POLL_MS')),

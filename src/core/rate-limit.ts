@@ -1,4 +1,5 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export interface RateLimitOutcome {
   allowed: boolean;
@@ -50,6 +51,22 @@ export function createRateLimiter(
       }
     },
   };
+}
+
+/** Counts shared by every node over one PostgreSQL database (table wos_rate_limits, see migration 0007). */
+export function createPostgresRateLimiter(pool: pg.Pool): RateLimiter {
+  return createRateLimiter(
+    (points) =>
+      new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: 'wos_rate_limits',
+        tableCreated: true,
+        points,
+        duration: WINDOW_SECONDS,
+        keyPrefix: String(points),
+      }),
+  );
 }
 
 /** Headers of the IETF RateLimit draft: RateLimit-Policy and RateLimit. */

@@ -16,6 +16,8 @@ export interface Database {
   dialect: Dialect;
   /** Runs the writes of one call atomically: its own transaction (PostgreSQL) or a group commit (SQLite). */
   transaction: TransactionRunner;
+  /** The PostgreSQL pool, for libraries that keep their own tables (shared rate-limit counters). */
+  pool?: pg.Pool;
   /** Human-readable location for start-up messages (never includes a password). */
   location: string;
   close(): Promise<void>;
@@ -65,6 +67,7 @@ export function openDatabase(config: Config): Database {
       db,
       dialect: 'postgres',
       transaction: (work) => db.transaction().execute(work),
+      pool,
       location: redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
       close: () => db.destroy(),
     };

@@ -5,6 +5,7 @@ import * as crmLedger from './migrations/0003-crm-ledger.ts';
 import * as supportCmsAssets from './migrations/0004-support-cms-assets.ts';
 import * as integrationsNotifications from './migrations/0005-integrations-notifications.ts';
 import * as projectsProductsCalendar from './migrations/0006-projects-products-calendar.ts';
+import * as rateLimits from './migrations/0007-rate-limits.ts';
 
 // Listed explicitly, in order: a migration exists when it is named here.
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004-support-cms-assets': supportCmsAssets,
   '0005-integrations-notifications': integrationsNotifications,
   '0006-projects-products-calendar': projectsProductsCalendar,
+  '0007-rate-limits': rateLimits,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
