@@ -1,5 +1,6 @@
 // Idempotent creates: replays, conflicts, key scoping, and one record under concurrent retries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpiredKeys } from '../src/core/idempotency.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 let h: Harness;
@@ -91,5 +92,17 @@ describe('idempotency keys', () => {
     expect(await countRows('tasks')).toBe(before + 1);
     const audits = await h.db.selectFrom('audit_events').selectAll().where('target_id', '=', [...ids][0]!).execute();
     expect(audits).toHaveLength(1);
+  });
+
+  it('keeps keys 7 days; the sweep then forgets them and the key may be used again', async () => {
+    const first = await post('/v1/contacts', { name: 'Week old', idempotency_key: 'weekly' });
+    h.clock.advance(6 * 86_400_000);
+    expect(await sweepExpiredKeys(h.db, h.clock.now(), { system: true })).toBe(0);
+    expect((await post('/v1/contacts', { name: 'Other', idempotency_key: 'weekly' })).status).toBe(409);
+    h.clock.advance(2 * 86_400_000);
+    expect(await sweepExpiredKeys(h.db, h.clock.now(), { system: true })).toBeGreaterThan(0);
+    const fresh = await post('/v1/contacts', { name: 'Other', idempotency_key: 'weekly' });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.contact.id).not.toBe(first.body.contact.id);
   });
 });
