@@ -152,22 +152,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       op.kind === 'create' && creates ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
 
-    const callEvent = (status: number): CallEventsTable => ({
-      workspace_id: workspace.id,
-      id: newId('call'),
-      request_id: call.requestId,
-      occurred_at: nowIso,
-      kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
-      route: call.route,
-      method: call.method,
-      credential_id: credential.id,
-      credential_path: `${call.surface}/${credential.kind}`,
-      http_status: status,
-      error_code: null,
-      duration_ms: Math.round(performance.now() - started),
-      units: 1,
-      billed_units: 1,
-    });
+    const callEvent = (status: number): CallEventsTable =>
+      callEventRow(call, { workspace, credential }, { occurredAt: nowIso, status, started });
 
     const context = (executor: typeof db): OperationContext => ({
       db: executor,
@@ -302,6 +288,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
   }
 }
 
+/** The call event of a failed call: unbilled, queued. */
 function recordFailedCall(
   deps: PipelineDeps,
   call: Call,
@@ -309,20 +296,31 @@ function recordFailedCall(
   error: ServiceError,
   started: number,
 ): void {
-  deps.usage.record({
+  const occurredAt = deps.clock.now().toISOString();
+  deps.usage.record(
+    callEventRow(call, principal, { occurredAt, status: error.status, error: error.code, started }),
+  );
+}
+
+function callEventRow(
+  call: Call,
+  principal: Principal,
+  outcome: { occurredAt: string; status: number; error?: string; started: number },
+): CallEventsTable {
+  return {
     workspace_id: principal.workspace.id,
     id: newId('call'),
     request_id: call.requestId,
-    occurred_at: deps.clock.now().toISOString(),
+    occurred_at: outcome.occurredAt,
     kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
     route: call.route,
     method: call.method,
     credential_id: principal.credential.id,
     credential_path: `${call.surface}/${principal.credential.kind}`,
-    http_status: error.status,
-    error_code: error.code,
-    duration_ms: Math.round(performance.now() - started),
+    http_status: outcome.status,
+    error_code: outcome.error ?? null,
+    duration_ms: Math.round(performance.now() - outcome.started),
     units: 1,
-    billed_units: 0,
-  });
+    billed_units: outcome.error ? 0 : 1,
+  };
 }
