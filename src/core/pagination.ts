@@ -11,7 +11,10 @@ export const pageInput = {
     Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Page size, 1 to 100 (default 25).' }),
   ),
   cursor: Type.Optional(
-    Type.String({ minLength: 1, description: 'The next_cursor of the previous page, sent with the same filters.' }),
+    Type.String({
+      minLength: 1,
+      description: 'The next_cursor of the previous page, sent with the same filters.',
+    }),
   ),
 };
 
@@ -42,7 +45,9 @@ export function decodeCursor(operation: string, filters: Record<string, unknown>
     throw validationFailed([{ field: 'cursor', message: 'was issued by another endpoint' }]);
   }
   if (payload.f !== filterHash(operation, filters)) {
-    throw validationFailed([{ field: 'cursor', message: 'was issued for other filters; send the same filters' }]);
+    throw validationFailed([
+      { field: 'cursor', message: 'was issued for other filters; send the same filters' },
+    ]);
   }
   return payload.k;
 }
@@ -60,24 +65,65 @@ export interface Page<T> {
   next_cursor?: string;
 }
 
-/**
- * Keyset pagination, newest first, over a time-ordered ID column: WHERE id < last ORDER BY id DESC.
- * Fetches one row more than asked to know whether another page exists.
- */
-export async function fetchPage<R extends { id: string }>(
+/** Keyset pagination, newest first, over a time-ordered ID column: WHERE id < last ORDER BY id DESC. */
+export function fetchPage<R extends { id: string }>(
   query: SelectQueryBuilder<any, any, R>,
   request: PageRequest,
   idColumn = 'id',
 ): Promise<Page<R>> {
+  return fetchKeysetPage(query, request, [{ column: idColumn, direction: 'desc' }]);
+}
+
+/** One column of a keyset order. Every column must be NOT NULL; the last one must be unique (the id). */
+export interface KeysetColumn {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * Keyset pagination over an order of one or more columns (id; position then id; version key then id): the
+ * cursor holds the last row's values and the next page starts strictly after them. Never OFFSET. Fetches
+ * one row more than asked to know whether another page exists.
+ */
+export async function fetchKeysetPage<R extends Record<string, unknown>>(
+  query: SelectQueryBuilder<any, any, R>,
+  request: PageRequest,
+  order: KeysetColumn[],
+): Promise<Page<R>> {
   const limit = Math.min(request.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   let q = query;
-  if (request.cursor) q = q.where(idColumn, '<', decodeCursor(request.operation, request.filters, request.cursor));
-  const rows = await q.orderBy(idColumn, 'desc').limit(limit + 1).execute();
+  if (request.cursor) {
+    const values = parseKey(decodeCursor(request.operation, request.filters, request.cursor), order.length);
+    q = q.where((eb) => after(eb, order, values));
+  }
+  for (const { column, direction } of order) q = q.orderBy(column as any, direction);
+  const rows = await q.limit(limit + 1).execute();
   const items = rows.slice(0, limit);
-  const more = rows.length > limit;
-  return more
-    ? { items, next_cursor: encodeCursor(request.operation, request.filters, items[items.length - 1].id) }
-    : { items };
+  if (rows.length <= limit) return { items };
+  const last = items[items.length - 1]!;
+  const key = JSON.stringify(order.map(({ column }) => last[column.split('.').pop()!]));
+  return { items, next_cursor: encodeCursor(request.operation, request.filters, key) };
+}
+
+function parseKey(key: string, length: number): unknown[] {
+  try {
+    const values = JSON.parse(key);
+    if (Array.isArray(values) && values.length === length) return values;
+  } catch {
+    // falls through to the validation error
+  }
+  throw validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+}
+
+/** (c1, c2, ...) strictly after (v1, v2, ...) in the given directions, written as OR of prefixes. */
+function after(eb: ExpressionBuilder<any, any>, order: KeysetColumn[], values: unknown[]) {
+  const branches = order.map((current, i) =>
+    eb.and([
+      ...order.slice(0, i).map(({ column }, j) => eb(sql.ref(column), '=', values[j])),
+      eb(sql.ref(current.column), current.direction === 'asc' ? '>' : '<', values[i]),
+    ]),
+  );
+  return eb.or(branches);
 }
 
 export function pageRequest(operation: string, input: Record<string, unknown>): PageRequest {
@@ -94,7 +140,11 @@ export function containsPattern(text: string): string {
 export function matchesText(columns: string[], text: string) {
   const pattern = containsPattern(text);
   return (eb: ExpressionBuilder<any, any>) =>
-    eb.or(columns.map((column) => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`));
+    eb.or(
+      columns.map(
+        (column) => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`,
+      ),
+    );
 }
 
 /** A list response body: the plural key, plus next_cursor only when another page exists. */

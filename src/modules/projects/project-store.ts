@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchKeysetPage } from '../../core/keyset.ts';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {

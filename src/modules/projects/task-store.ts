@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { fetchKeysetPage } from '../../core/keyset.ts';
-import { containsPattern, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import {
+  containsPattern,
+  fetchKeysetPage,
+  fetchPage,
+  matchesText,
+  type PageRequest,
+} from '../../core/pagination.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Priority, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 
