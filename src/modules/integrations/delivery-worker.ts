@@ -13,7 +13,7 @@ import type { DB, OutboxEventsTable } from '../../db/tables.ts';
 import type { JobDefinition, PeriodicTask } from '../../jobs/types.ts';
 import { subscribes } from './integrations-store.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './integrations-tables.ts';
-import { nextDelayMs, parseRetryAfter } from './retry.ts';
+import { attemptOutcome } from './retry.ts';
 import { openSecret, signedHeaders } from './secrets.ts';
 
 export interface DeliveryEnv {
@@ -171,22 +171,13 @@ export async function attemptDelivery(
   });
   if (options.signal?.aborted) throw new Error('stopped before the attempt was recorded');
 
-  const code = response.statusCode;
-  const succeeded = code !== null && code >= 200 && code < 300;
-  const gone = code === 410;
-  const error = succeeded
-    ? null
-    : (response.error ?? (gone ? 'the endpoint answered 410 Gone' : `the endpoint answered ${code}`));
-  const delay =
-    succeeded || gone
-      ? undefined
-      : nextDelayMs(
-          config.webhookRetryScheduleMs,
-          attempt,
-          parseRetryAfter(response.headers['retry-after'], started),
-        );
-  const next = delay === undefined ? null : new Date(started.getTime() + delay).toISOString();
-  const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
+  const { code, gone, error, next, status } = attemptOutcome(
+    response,
+    attempt,
+    config.webhookRetryScheduleMs,
+    started,
+    [410],
+  );
   const finished = clock.now().toISOString();
 
   await db.transaction().execute(async (trx) => {

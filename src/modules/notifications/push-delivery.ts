@@ -8,13 +8,15 @@ import { postOutbound } from '../../core/outbound-url.ts';
 import type { DB } from '../../db/tables.ts';
 import type { JobDefinition, PeriodicTask } from '../../jobs/types.ts';
 import type { DeliveryEnv } from '../integrations/delivery-worker.ts';
-import { nextDelayMs, parseRetryAfter } from '../integrations/retry.ts';
+import { attemptOutcome } from '../integrations/retry.ts';
 import { installationValue, openSecret, signedHeaders } from '../integrations/secrets.ts';
 import { toNotification } from './notification-store.ts';
 
 /** Generated once per installation, kept in the installation table. */
 export async function vapidKeys(db: Kysely<DB>): Promise<{ publicKey: string; privateKey: string }> {
-  return JSON.parse(await installationValue(db, 'vapid_keys', () => JSON.stringify(webpush.generateVAPIDKeys())));
+  return JSON.parse(
+    await installationValue(db, 'vapid_keys', () => JSON.stringify(webpush.generateVAPIDKeys())),
+  );
 }
 
 export function vapidSubject(config: Config): string {
@@ -50,10 +52,24 @@ export async function attemptNotificationDelivery(
     .where('id', '=', delivery.subscription_id)
     .executeTakeFirstOrThrow();
   const guard = (query: any) =>
-    query.where('workspace_id', '=', workspaceId).where('id', '=', deliveryId).where('attempt_count', '=', delivery.attempt_count).where('status', '=', 'pending');
+    query
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', deliveryId)
+      .where('attempt_count', '=', delivery.attempt_count)
+      .where('status', '=', 'pending');
   if (subscription.status !== 'active') {
     const now = started.toISOString();
-    await guard(db.updateTable('notification_deliveries').set({ status: 'canceled', next_attempt_at: null, last_error: 'the subscription is disabled', updated_at: now, completed_at: now })).execute();
+    await guard(
+      db
+        .updateTable('notification_deliveries')
+        .set({
+          status: 'canceled',
+          next_attempt_at: null,
+          last_error: 'the subscription is disabled',
+          updated_at: now,
+          completed_at: now,
+        }),
+    ).execute();
     return;
   }
   const row = await db
@@ -77,17 +93,37 @@ export async function attemptNotificationDelivery(
       metadata: notification.metadata,
       created_at: notification.created_at,
     });
-    const details = webpush.generateRequestDetails({ endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh!, auth: subscription.auth! } }, payload, {
-      vapidDetails: { subject: vapidSubject(config), publicKey: keys.publicKey, privateKey: keys.privateKey },
-      TTL: PUSH_TTL_SECONDS,
-    });
-    const headers = Object.fromEntries(Object.entries(details.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+    const details = webpush.generateRequestDetails(
+      { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh!, auth: subscription.auth! } },
+      payload,
+      {
+        vapidDetails: {
+          subject: vapidSubject(config),
+          publicKey: keys.publicKey,
+          privateKey: keys.privateKey,
+        },
+        TTL: PUSH_TTL_SECONDS,
+      },
+    );
+    const headers = Object.fromEntries(
+      Object.entries(details.headers).map(([k, v]) => [k.toLowerCase(), String(v)]),
+    );
     delete headers['content-length'];
     request = { url: details.endpoint, headers, body: details.body ?? Buffer.alloc(0) };
   } else {
-    const body = JSON.stringify({ id: delivery.id, type: 'notification.created', created_at: notification.created_at, workspace_id: workspaceId, data: notification });
+    const body = JSON.stringify({
+      id: delivery.id,
+      type: 'notification.created',
+      created_at: notification.created_at,
+      workspace_id: workspaceId,
+      data: notification,
+    });
     const signed = signedHeaders([await openSecret(db, subscription.secret!)], delivery.id, new Date(), body);
-    request = { url: subscription.endpoint, headers: { ...signed, 'content-type': 'application/json', 'user-agent': 'wos-webhooks/1' }, body };
+    request = {
+      url: subscription.endpoint,
+      headers: { ...signed, 'content-type': 'application/json', 'user-agent': 'wos-webhooks/1' },
+      body,
+    };
   }
   const response = await postOutbound({
     ...request,
@@ -97,13 +133,14 @@ export async function attemptNotificationDelivery(
   });
   if (options.signal?.aborted) throw new Error('stopped before the attempt was recorded');
 
-  const code = response.statusCode;
-  const succeeded = code !== null && code >= 200 && code < 300;
-  const gone = code === 404 || code === 410;
-  const error = succeeded ? null : (response.error ?? `the endpoint answered ${code}`);
-  const delay = succeeded || gone ? undefined : nextDelayMs(config.webhookRetryScheduleMs, attempt, parseRetryAfter(response.headers['retry-after'], started));
-  const next = delay === undefined ? null : new Date(started.getTime() + delay).toISOString();
-  const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
+  // The push service (or receiver) answering 404 or 410 says this subscription no longer exists.
+  const { code, succeeded, gone, error, next, status } = attemptOutcome(
+    response,
+    attempt,
+    config.webhookRetryScheduleMs,
+    started,
+    [404, 410],
+  );
   const finished = clock.now().toISOString();
   await db.transaction().execute(async (trx) => {
     const updated = await guard(
@@ -128,7 +165,6 @@ export async function attemptNotificationDelivery(
         .execute();
     }
     if (gone) {
-      // The push service (or receiver) says this subscription no longer exists.
       await trx
         .updateTable('notification_subscriptions')
         .set({ status: 'disabled', disabled_reason: `the endpoint answered ${code}`, updated_at: finished })
@@ -150,7 +186,10 @@ export const notificationDeliverJob: JobDefinition<DeliverPayload> = {
   retryLimit: 5,
   retryDelaySeconds: 1,
   run: (job, env) =>
-    attemptNotificationDelivery(env, job.payload.workspace_id, job.payload.delivery_id, { attempt: job.payload.attempt, signal: job.signal }),
+    attemptNotificationDelivery(env, job.payload.workspace_id, job.payload.delivery_id, {
+      attempt: job.payload.attempt,
+      signal: job.signal,
+    }),
 };
 
 export const notificationSweep: PeriodicTask = {
@@ -166,7 +205,11 @@ export const notificationSweep: PeriodicTask = {
       .execute();
     for (const row of due) {
       const attempt = row.attempt_count + 1;
-      await env.queue.enqueue(notificationDeliverJob.name, { workspace_id: row.workspace_id, delivery_id: row.id, attempt }, { key: `${row.id}:${attempt}` });
+      await env.queue.enqueue(
+        notificationDeliverJob.name,
+        { workspace_id: row.workspace_id, delivery_id: row.id, attempt },
+        { key: `${row.id}:${attempt}` },
+      );
     }
   },
 };
