@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { createCredential, createWorkspace } from '../src/admin/workspace-admin.ts';
+import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
 import { loadConfig } from '../src/config.ts';
 import { SCOPES } from '../src/core/catalogue.ts';
 import { systemClock } from '../src/core/clock.ts';
@@ -16,6 +16,9 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TASKS = Number(process.env.BENCH_TASKS ?? 100_000);
+const NEIGHBOUR_CONTACTS = Number(process.env.BENCH_NEIGHBOUR_CONTACTS ?? 100_000);
+/** The neighbour's most expensive list: a text query that matches nothing scans every contact it has. */
+const NEIGHBOUR_LIST = '/v1/contacts?query=no-such-contact&limit=100';
 const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
 
 async function spawnServer(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
@@ -43,11 +46,28 @@ async function seed(dataDir: string) {
   await migrateToLatest(database.db);
   const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
   const workspace = await createWorkspace(call, { name: 'Bench' });
-  const { updateWorkspace } = await import('../src/admin/workspace-admin.ts');
   await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
   const apiKey = (await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
   const mcpToken = (await createCredential(call, workspace.id, { kind: 'mcp_token', name: 'bench', scopes: [...SCOPES] })).token;
   const now = new Date().toISOString();
+  const neighbour = await createWorkspace(call, { name: 'Noisy neighbour' });
+  await updateWorkspace(call, neighbour.id, { rate_limit_per_minute: null });
+  const neighbourKey = (await createCredential(call, neighbour.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
+  for (let start = 0; start < NEIGHBOUR_CONTACTS; start += 500) {
+    const rows = Array.from({ length: Math.min(500, NEIGHBOUR_CONTACTS - start) }, (_, i) => ({
+      workspace_id: neighbour.id,
+      id: newId('con'),
+      name: `Neighbour contact ${start + i}`,
+      email: `contact${start + i}@neighbour.example`,
+      phone: null,
+      company_id: null,
+      company_name: `Company ${(start + i) % 1000}`,
+      notes: 'Seeded for the noisy-neighbour benchmark',
+      created_at: now,
+      updated_at: now,
+    }));
+    await database.db.insertInto('contacts').values(rows).execute();
+  }
   const statuses = ['open', 'completed', 'canceled'] as const;
   for (let start = 0; start < TASKS; start += 500) {
     const rows = Array.from({ length: Math.min(500, TASKS - start) }, (_, i) => ({
@@ -68,14 +88,14 @@ async function seed(dataDir: string) {
     await database.db.insertInto('tasks').values(rows).execute();
   }
   await database.close();
-  return { apiKey, mcpToken };
+  return { apiKey, mcpToken, neighbourKey };
 }
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-'));
   const seeded = Date.now();
-  const { apiKey, mcpToken } = await seed(path.join(dir, 'service'));
-  process.stdout.write(`seeded ${TASKS} tasks in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`);
+  const { apiKey, mcpToken, neighbourKey } = await seed(path.join(dir, 'service'));
+  process.stdout.write(`seeded ${TASKS} tasks and ${NEIGHBOUR_CONTACTS} neighbour contacts in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`);
 
   const bare = await spawnServer(
     ['--import', 'tsx', 'bench/bare-server.ts'],
@@ -109,6 +129,18 @@ async function main() {
       url: `${svc}/v1/tasks?status=open&limit=25`,
       headers: { authorization: `Bearer ${apiKey}` },
     });
+    const neighbourRequest = { url: `${svc}${NEIGHBOUR_LIST}`, headers: { authorization: `Bearer ${neighbourKey}` } };
+    const neighbourAlone = await load('neighbour alone: list_contacts full scan', { ...neighbourRequest, connections: 1 });
+    // Workspace A creates contacts while workspace B runs its most expensive list in a loop.
+    const [noisy, neighbourBusy] = await Promise.all([
+      load('create_contact over REST, neighbour scanning', {
+        url: `${svc}/v1/contacts`,
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${apiKey}` },
+        body: contact,
+      }),
+      load('neighbour during that run', { ...neighbourRequest, connections: 1 }),
+    ]);
     let toolCount = 0;
     let toolBytes = 0;
     let cursor: string | undefined;
@@ -125,13 +157,19 @@ async function main() {
       cursor = result.nextCursor;
     } while (cursor);
 
-    const rows = [yardstick, rest, mcp, list];
+    const rows = [yardstick, rest, mcp, list, noisy];
     process.stdout.write(`\n${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores, Node ${process.version}\n\n`);
     process.stdout.write('| run | req/s | p50 ms | p99 ms | vs bare insert |\n|---|---:|---:|---:|---:|\n');
     for (const row of rows) {
       const ratio = row === yardstick ? '1.00' : (row.rps / yardstick.rps).toFixed(2);
       process.stdout.write(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${ratio} |\n`);
     }
+    process.stdout.write(
+      `\nnoisy neighbour: workspace B loops GET ${NEIGHBOUR_LIST} over ${NEIGHBOUR_CONTACTS} contacts ` +
+        `(alone: p50 ${neighbourAlone.p50} ms, ${neighbourAlone.rps.toFixed(1)} req/s; during the create run: ` +
+        `${neighbourBusy.total} requests); workspace A create_contact p99 ${noisy.p99} ms against ${rest.p99} ms idle ` +
+        `(${(noisy.p99 / Math.max(rest.p99, 1)).toFixed(1)}x)\n`,
+    );
     process.stdout.write(`\ntools/list for an all-scopes credential: ${toolCount} tools, ${toolBytes} bytes over all pages\n`);
     process.stdout.write(`targets: REST create >= 0.40 of bare insert (${(rest.rps / yardstick.rps).toFixed(2)}); list_tasks p99 < 20 ms (${list.p99} ms)\n`);
   } finally {
