@@ -140,6 +140,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   registerMcpEndpoint(app, deps);
   registerAdminRoutes(app, deps);
   await registerAssetContentRoutes(app, deps);
+  // Start-up work of the modules (removing what a crash left behind) runs before any request is served.
+  for (const module of deps.registry.modules) {
+    await module.startup?.({ db: database.db, dialect: database.dialect, config, clock: deps.clock, logger });
+  }
   app.addHook('onClose', async () => {
     await deps.usage.flush();
     if (!options.database) await database.close();

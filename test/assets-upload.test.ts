@@ -80,13 +80,15 @@ describe('round trip', () => {
     const uploaded = await put(upload.url, bytes, { 'content-type': 'application/json' });
     expect(uploaded.statusCode, uploaded.body).toBe(200);
     expect(JSON.parse(uploaded.body).upload).toEqual({ asset_id: asset.id, size_bytes: bytes.length, sha256: sha256(bytes) });
-    expect(storedFiles()).toContain(path.join(ws.id, asset.id));
+    // Staged until complete verifies them and moves them to the asset's own place.
+    expect(storedFiles()).toContain(path.join('uploads', ws.id, asset.id));
 
     const completed = await post(`/v1/assets/${asset.id}/complete`, {});
     expect(completed.status).toBe(200);
     expect(completed.body.asset).toMatchObject({ status: 'ready', size_bytes: bytes.length, checksum_sha256: sha256(bytes), ready_at: h.clock.now().toISOString() });
     const events = await h.db.selectFrom('outbox_events').select('name').where('request_id', '=', completed.body.request_id).execute();
     expect(events.map((e) => e.name)).toEqual(['asset.ready']);
+    expect(storedFiles().filter((f) => f.includes(asset.id))).toEqual([path.join(ws.id, asset.id)]);
     const again = await post(`/v1/assets/${asset.id}/complete`, {});
     expect(again.body.asset.ready_at).toBe(completed.body.asset.ready_at);
 
@@ -155,14 +157,15 @@ describe('completion checks', () => {
     expect((await post(`/v1/assets/${asset.id}/complete`, {})).body.asset.status).toBe('ready');
     // Content is final once ready.
     const late = await put(upload.url, Buffer.from('replaced?'));
-    expect(late.statusCode).toBe(404);
+    expect(late.statusCode).toBe(409);
+    expect(JSON.parse(late.body).error.code).toBe('conflict');
   });
 });
 
 describe('upload size limit', () => {
   it('refuses oversize uploads with 413 and leaves no file, declared or streamed', async () => {
     const before = storedFiles();
-    const { asset, upload } = await intent({ size_bytes: 100 });
+    const { asset, upload } = await intent({ size_bytes: MAX });
     const declared = await put(upload.url, randomBytes(MAX + 1));
     expect(declared.statusCode).toBe(413);
     expect(JSON.parse(declared.body).error.code).toBe('payload_too_large');
@@ -176,7 +179,7 @@ describe('upload size limit', () => {
     expect(fs.readdirSync(path.join(h.config.dataDir, 'assets', '.tmp'))).toEqual([]);
     const exactly = await put(upload.url, randomBytes(MAX));
     expect(exactly.statusCode).toBe(200);
-    expect(storedFiles()).toContain(path.join(ws.id, asset.id));
+    expect(storedFiles()).toContain(path.join('uploads', ws.id, asset.id));
   });
 });
 

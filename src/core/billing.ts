@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { Workspace } from './auth.ts';
 import { fail } from './errors.ts';
@@ -40,6 +41,26 @@ export async function checkBilling(
       });
     }
   }
+}
+
+/**
+ * An entitlement on an amount rather than a record count (asset_bytes): 403 billing_limit_exceeded when
+ * what the workspace uses plus adding would pass the operator's maximum (absent: unlimited). The amount is
+ * known only to the handler, so it calls this inside its transaction; on PostgreSQL the workspace row is
+ * locked first, so two racing calls cannot both take the last room.
+ */
+export async function checkAmountEntitlement(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  workspaceId: string,
+  check: { name: string; adding: number; used: () => Promise<number>; message: (maximum: number, used: number) => string },
+): Promise<void> {
+  const row = await db.selectFrom('workspaces').select('entitlements').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+  const maximum = (JSON.parse(row.entitlements) as Record<string, number | null>)[check.name];
+  if (maximum === undefined || maximum === null) return;
+  if (dialect === 'postgres') await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+  const used = await check.used();
+  if (used + check.adding > maximum) throw fail('billing_limit_exceeded', { message: check.message(maximum, used) });
 }
 
 export async function monthUnits(db: Kysely<DB>, workspaceId: string, period: string): Promise<number> {

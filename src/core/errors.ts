@@ -86,6 +86,15 @@ export const errorCatalogue = {
     retryable: false,
     description: 'Reuse a key only to retry the same input; send a new key for a new write.',
   },
+  conflict: {
+    status: 409,
+    message: 'The request conflicts with the current state of the resource.',
+    retryable: false,
+    description:
+      'The resource has moved past the state this request needs: for example, bytes PUT to an asset upload URL ' +
+      'after complete_asset_upload made the asset ready (its content is final), or an upload completed after ' +
+      'its upload window closed. Read the resource again; retrying the same request will not succeed.',
+  },
   resource_not_found: {
     status: 404,
     message: 'The resource does not exist in this workspace.',

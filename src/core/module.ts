@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB, OutboxEventsTable } from '../db/tables.ts';
-import type { JobDefinition, PeriodicTask } from '../jobs/types.ts';
+import type { JobDefinition, JobEnv, PeriodicTask } from '../jobs/types.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
 import type { Clock } from './clock.ts';
 import type { OperationDefinition } from './define-operation.ts';
@@ -45,4 +45,6 @@ export interface ModuleDefinition {
   jobs?: JobDefinition[];
   /** Idempotent work each worker tick (finding due rows, enqueueing keyed jobs). */
   periodicTasks?: PeriodicTask[];
+  /** Runs once when a service process starts, before it serves requests (e.g. removing what a crash left). */
+  startup?: (env: Omit<JobEnv, 'queue'>) => Promise<void>;
 }

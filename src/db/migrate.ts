@@ -6,6 +6,7 @@ import * as supportCmsAssets from './migrations/0004-support-cms-assets.ts';
 import * as integrationsNotifications from './migrations/0005-integrations-notifications.ts';
 import * as projectsProductsCalendar from './migrations/0006-projects-products-calendar.ts';
 import * as rateLimits from './migrations/0007-rate-limits.ts';
+import * as assetContentCleanup from './migrations/0008-asset-content-cleanup.ts';
 
 // Listed explicitly, in order: a migration exists when it is named here.
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005-integrations-notifications': integrationsNotifications,
   '0006-projects-products-calendar': projectsProductsCalendar,
   '0007-rate-limits': rateLimits,
+  '0008-asset-content-cleanup': assetContentCleanup,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

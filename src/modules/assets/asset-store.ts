@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AssetStatus, AssetsTable, AssetType } from './asset-tables.ts';
 import type { AssetStorage } from './storage/storage.ts';
@@ -34,9 +35,44 @@ export async function findAsset(db: Kysely<DB>, workspaceId: string, id: string)
     .executeTakeFirst();
 }
 
-/** For signed URLs, which carry no credential: the asset by ID alone, archived or not. */
+/** complete_asset_upload's row: on PostgreSQL locked until commit, so completions of one asset take turns. */
+export async function findAssetForUpdate(db: Kysely<DB>, dialect: Dialect, workspaceId: string, id: string) {
+  return db
+    .selectFrom('assets')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('archived_at', 'is', null)
+    .$if(dialect === 'postgres', (query) => query.forUpdate())
+    .executeTakeFirst();
+}
+
+/**
+ * For signed URLs, which carry no credential: the asset by ID alone, archived or not, with the deletion
+ * time of its workspace (a deleted workspace's URLs stop working).
+ */
 export async function findAssetById(db: Kysely<DB>, id: string) {
-  return db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('assets')
+    .innerJoin('workspaces', 'workspaces.id', 'assets.workspace_id')
+    .selectAll('assets')
+    .select('workspaces.deleted_at as workspace_deleted_at')
+    .where('assets.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The asset_bytes entitlement's measure: bytes of ready assets plus those declared by pending intents whose
+ * upload window is still open (created at or after windowStart). Archived and expired assets do not count.
+ */
+export async function assetBytesInUse(db: Kysely<DB>, workspaceId: string, windowStart: string): Promise<number> {
+  const row = await db
+    .selectFrom('assets')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('bytes'))
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('status', '=', 'ready'), eb.and([eb('status', '=', 'pending'), eb('created_at', '>=', windowStart)])]))
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes);
 }
 
 export interface AssetFilters {
@@ -88,4 +124,23 @@ export async function assetCounts(db: Kysely<DB>, workspaceId: string) {
     .where('status', 'in', ['ready', 'pending'])
     .executeTakeFirstOrThrow();
   return { ready_assets: Number(row.ready ?? 0), pending_assets: Number(row.pending ?? 0) };
+}
+
+/**
+ * System maintenance across every workspace: archived assets, and pending ones whose upload window closed
+ * before windowStart, whose bytes the cleanup job has not deleted yet.
+ */
+export async function assetsWithContentToDelete(db: Kysely<DB>, windowStart: string, limit: number, system: { system: true }) {
+  void system;
+  return db
+    .selectFrom('assets')
+    .select(['workspace_id', 'id', 'storage_key'])
+    .where('content_deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('status', '=', 'archived'), eb.and([eb('status', '=', 'pending'), eb('created_at', '<', windowStart)])]))
+    .limit(limit)
+    .execute();
+}
+
+export async function markContentDeleted(db: Kysely<DB>, workspaceId: string, id: string, now: string) {
+  await db.updateTable('assets').set({ content_deleted_at: now }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }

@@ -18,6 +18,8 @@ export interface AssetsTable {
   storage_key: string;
   ready_at: string | null;
   archived_at: string | null;
+  /** When the cleanup job deleted the bytes of this archived or expired asset. */
+  content_deleted_at: string | null;
   created_at: string;
   updated_at: string;
 }

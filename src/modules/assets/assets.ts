@@ -1,16 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
+import { checkAmountEntitlement } from '../../core/billing.ts';
+import { fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
-import { findAsset, measureStored, searchAssets, toAsset } from './asset-store.ts';
+import { assetBytesInUse, findAsset, findAssetForUpdate, searchAssets, toAsset } from './asset-store.ts';
 import type { AssetsTable } from './asset-tables.ts';
 import { signedUrl, signingKey } from './signing.ts';
 import { storageFor } from './storage/configured.ts';
+import { assertUploadable, pinUpload, uploadUrlExpiry, windowStart } from './upload-lifecycle.ts';
 
 /**
  * GET /v1/assets/{asset_id} is get_asset_download_url (ready assets only), so the generated record lookup
@@ -27,7 +29,6 @@ export const assetRecord: RecordType = {
   toResource: toAsset,
 };
 
-const UPLOAD_URL_SECONDS = 60 * 60;
 const DOWNLOAD_URL_SECONDS = 15 * 60;
 
 const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -45,8 +46,10 @@ const relatedType = oneOf([
 ] as const);
 const assetId = Type.String({ minLength: 1, description: 'ID of the asset (ast_...).' });
 
-async function uploadBlock(ctx: OperationContext, row: Pick<AssetsTable, 'workspace_id' | 'id' | 'mime_type'>) {
-  const expiresAt = new Date(ctx.clock.now().getTime() + UPLOAD_URL_SECONDS * 1000);
+/** The signed PUT for a pending asset, or null once its upload window has closed. */
+async function uploadBlock(ctx: OperationContext, row: Pick<AssetsTable, 'workspace_id' | 'id' | 'mime_type' | 'created_at'>) {
+  const expiresAt = uploadUrlExpiry(row, ctx.clock.now());
+  if (!expiresAt) return null;
   const { url, expires_at } = signedUrl(ctx.config.publicUrl, await signingKey(ctx.db), 'upload', row, expiresAt);
   return { url, method: 'PUT', headers: { 'content-type': row.mime_type }, expires_at };
 }
@@ -61,10 +64,12 @@ export const createAssetUploadIntent = defineOperation({
   description:
     'Registers a file to upload and returns a pending asset with upload {url, method PUT, headers, ' +
     'expires_at}: PUT the raw bytes to that signed URL (no Authorization header; valid one hour), then call ' +
-    'complete_asset_upload, which checks size_bytes (and checksum_sha256 when given) and makes the asset ' +
-    'ready. size_bytes may not exceed the service\'s upload limit. related_resource_type with ' +
-    'related_resource_id links the asset to an existing record (e.g. a cms_entry). Send an idempotency_key: ' +
-    'a retry returns the same asset with a fresh upload URL. Emits asset.created.',
+    'complete_asset_upload within 24 hours, which checks size_bytes (and checksum_sha256 when given) and ' +
+    'makes the asset ready. size_bytes may not exceed the service\'s upload limit, and a PUT may not send ' +
+    'more than size_bytes; the workspace\'s asset_bytes entitlement (billing_limit_exceeded) caps the bytes ' +
+    'of its ready and pending assets. related_resource_type with related_resource_id links the asset to an ' +
+    'existing record (e.g. a cms_entry). Send an idempotency_key: a retry returns the same asset with a fresh ' +
+    'upload URL. Emits asset.created.',
   input: Strict({
     asset_type: assetType,
     file_name: Type.String({
@@ -92,6 +97,13 @@ export const createAssetUploadIntent = defineOperation({
       throw validationFailed([{ field: 'size_bytes', message: `must not exceed the upload limit of ${ctx.config.maxUploadBytes} bytes` }]);
     }
     await checkRelatedRecord(ctx, input);
+    await checkAmountEntitlement(ctx.db, ctx.dialect, ctx.workspaceId, {
+      name: 'asset_bytes',
+      adding: input.size_bytes,
+      used: () => assetBytesInUse(ctx.db, ctx.workspaceId, windowStart(ctx.clock.now())),
+      message: (maximum, used) =>
+        `The workspace may store at most ${maximum} bytes of assets (asset_bytes); ${used} are stored or pending.`,
+    });
     const id = newId('ast');
     const row: AssetsTable = {
       workspace_id: ctx.workspaceId,
@@ -107,6 +119,7 @@ export const createAssetUploadIntent = defineOperation({
       storage_key: `${ctx.workspaceId}/${id}`,
       ready_at: null,
       archived_at: null,
+      content_deleted_at: null,
       created_at: ctx.now,
       updated_at: ctx.now,
     };
@@ -120,7 +133,12 @@ export const createAssetUploadIntent = defineOperation({
     asset,
     upload:
       asset.status === 'pending'
-        ? await uploadBlock(ctx, { workspace_id: ctx.workspaceId, id: String(asset.id), mime_type: String(asset.mime_type) })
+        ? await uploadBlock(ctx, {
+            workspace_id: ctx.workspaceId,
+            id: String(asset.id),
+            mime_type: String(asset.mime_type),
+            created_at: String(asset.created_at),
+          })
         : null,
   }),
 });
@@ -134,30 +152,22 @@ export const completeAssetUpload = defineOperation({
   description:
     'Checks the bytes PUT to the upload URL against the intent: the size must equal size_bytes and, when ' +
     'checksum_sha256 was given, the SHA-256 must match. Then the asset becomes ready, with the stored size ' +
-    'and digest; otherwise validation_failed says why and the asset stays pending (upload again and retry). ' +
-    'Completing a ready asset returns it unchanged. Emits asset.ready.',
+    'and digest, and its content is final (a later PUT is conflict). Otherwise validation_failed says why, ' +
+    'the bytes are discarded and the asset stays pending (upload again and retry). Completing a ready asset ' +
+    'returns it unchanged; an asset not completed within 24 hours of its intent is expired (conflict: create ' +
+    'a new intent). Emits asset.ready.',
   input: Strict({ asset_id: assetId }),
   rest: { method: 'POST', path: '/v1/assets/{asset_id}/complete' },
   responseKey: 'asset',
   handler: async (ctx, input) => {
-    const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
+    const row = await findAssetForUpdate(ctx.db, ctx.dialect, ctx.workspaceId, input.asset_id);
     if (!row) throw notFound('asset');
     if (row.status === 'ready') {
       ctx.audit({ targetType: 'asset', targetId: row.id, action: 'complete', changedFields: [] });
       return { body: { asset: toAsset(row) } };
     }
-    const stored = await measureStored(storageFor(ctx.config), row.storage_key);
-    if (!stored) {
-      throw validationFailed([{ field: 'asset_id', message: 'no bytes were uploaded yet; PUT them to the upload URL first' }]);
-    }
-    const errors: FieldError[] = [];
-    if (stored.sizeBytes !== Number(row.size_bytes)) {
-      errors.push({ field: 'size_bytes', message: `the upload has ${stored.sizeBytes} bytes, the intent declared ${row.size_bytes}` });
-    }
-    if (row.checksum_sha256 && stored.sha256 !== row.checksum_sha256) {
-      errors.push({ field: 'checksum_sha256', message: `the uploaded bytes have SHA-256 ${stored.sha256}, not the declared one` });
-    }
-    if (errors.length) throw validationFailed(errors, 'The uploaded bytes do not match the upload intent; the asset stays pending.');
+    assertUploadable(row, ctx.clock.now());
+    const stored = await pinUpload(storageFor(ctx.config), row);
     const changes = { status: 'ready' as const, size_bytes: stored.sizeBytes, checksum_sha256: stored.sha256, ready_at: ctx.now, updated_at: ctx.now };
     await ctx.db.updateTable('assets').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
     const asset = toAsset({ ...row, ...changes });
@@ -235,8 +245,8 @@ export const archiveAsset = defineOperation({
   summary: 'Archive an asset',
   description:
     'Archives an asset: it disappears from search_assets, lookups and downloads (signed URLs already ' +
-    'issued stop working), while its audit history stays readable with get_record_history. The stored ' +
-    'bytes are retained. Emits asset.archived.',
+    'issued stop working), while its audit history stays readable with get_record_history. A background ' +
+    'job then deletes its stored bytes. Emits asset.archived.',
   input: Strict({ asset_id: assetId }),
   rest: { method: 'DELETE', path: '/v1/assets/{asset_id}' },
   responseKey: 'asset',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ModuleDefinition } from '../../core/module.ts';
+import { assetCleanupJob, assetCleanupSweep, removeLeftoverPartials } from './asset-cleanup.ts';
 import { assetCounts } from './asset-store.ts';
 import {
   archiveAsset,
@@ -41,4 +42,7 @@ export const assetsModule: ModuleDefinition = {
     { name: 'asset.archived', description: 'An asset was archived (hidden from search and download); data is the asset.', schema: assetSchema },
   ],
   summary: [{ module: 'assets', scope: 'assets:read', key: 'assets', compute: (db, workspaceId) => assetCounts(db, workspaceId) }],
+  jobs: [assetCleanupJob],
+  periodicTasks: [assetCleanupSweep],
+  startup: removeLeftoverPartials,
 };

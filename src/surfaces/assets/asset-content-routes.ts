@@ -13,6 +13,7 @@ import type { AssetsTable } from '../../modules/assets/asset-tables.ts';
 import { signatureMatches, signingKey, type UrlAction } from '../../modules/assets/signing.ts';
 import { storageFor } from '../../modules/assets/storage/configured.ts';
 import { ObjectTooLarge } from '../../modules/assets/storage/storage.ts';
+import { assertContentAccess, stagingKey } from '../../modules/assets/upload-lifecycle.ts';
 import { sendError } from '../http-errors.ts';
 
 const PATH = '/v1/assets/:asset_id/content';
@@ -27,10 +28,10 @@ export function contentDisposition(fileName: string): string {
 export async function registerAssetContentRoutes(app: FastifyInstance, deps: PipelineDeps): Promise<void> {
   const db = deps.database.db;
   const storage = storageFor(deps.config);
-  const maxBytes = deps.config.maxUploadBytes;
-  const tooLarge = () =>
+  /** An upload may send at most what its intent declared (itself within WOS_MAX_UPLOAD_BYTES). */
+  const tooLarge = (declared: number) =>
     fail('payload_too_large', {
-      message: `The upload is larger than the limit of ${maxBytes} bytes (WOS_MAX_UPLOAD_BYTES).`,
+      message: `The upload is larger than the ${declared} bytes its intent declared (size_bytes).`,
     });
 
   /** The asset a signed URL names, once its signature and expiry hold and it is in the state the action needs. */
@@ -44,17 +45,12 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
     if (!row || !signatureMatches(await signingKey(db), action, row.workspace_id, row.id, Number(expires), signature)) {
       throw fail('signature_invalid');
     }
-    found.row = row;
+    // A deleted workspace records no usage: its URLs answer as if the asset were gone.
+    if (row.workspace_deleted_at === null) found.row = row;
     if (deps.clock.now().getTime() > Number(expires) * 1000) {
       throw fail('signature_invalid', { message: 'This signed URL has expired; request a new one.' });
     }
-    if (row.archived_at !== null) throw notFound('asset');
-    if (action === 'upload' && row.status !== 'pending') {
-      throw fail('resource_not_found', { message: 'This asset takes no upload: it was already completed.' });
-    }
-    if (action === 'download' && row.status !== 'ready') {
-      throw fail('resource_not_found', { message: 'The asset has no content yet: its upload was not completed.' });
-    }
+    assertContentAccess(row, action, deps.clock.now());
     return row;
   }
 
@@ -89,7 +85,7 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
         // Recorded before the answer is sent, so a client that got it finds the usage event.
         return await serve(row, request, reply, () => recordCall(request, row, 200, undefined, started));
       } catch (thrown) {
-        const error = thrown instanceof ObjectTooLarge ? tooLarge() : asServiceError(thrown);
+        const error = thrown instanceof ObjectTooLarge ? tooLarge(thrown.maxBytes) : asServiceError(thrown);
         if (error.code === 'internal_error') request.log.error({ err: thrown, request_id: request.id }, 'signed asset call failed');
         // A refused upload may still be streaming in: close the connection rather than read the rest.
         if (action === 'upload') reply.header('connection', 'close');
@@ -107,10 +103,22 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
     scope.put(
       PATH,
       handle('upload', async (row, request, reply, record) => {
-        const declared = Number(request.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+        const maxBytes = Number(row.size_bytes);
+        const length = Number(request.headers['content-length']);
+        if (Number.isFinite(length) && length > maxBytes) throw tooLarge(maxBytes);
         const body = (request.body as Readable | undefined) ?? request.raw;
-        const stored = await storage.write(row.storage_key, body, maxBytes);
+        // Counted while streaming: past size_bytes the write fails and its partial file is deleted.
+        const stored = await storage.write(stagingKey(row), body, maxBytes);
+        // The asset may have been completed, archived or deleted while the bytes streamed in: then they
+        // are dropped rather than staged for nobody (completion never reads them anyway).
+        const current = await findAssetById(db, row.id);
+        try {
+          if (!current) throw notFound('asset');
+          assertContentAccess(current, 'upload', deps.clock.now());
+        } catch (error) {
+          await storage.remove(stagingKey(row));
+          throw error;
+        }
         await record();
         return reply.code(200).send({
           upload: { asset_id: row.id, size_bytes: stored.sizeBytes, sha256: stored.sha256 },

@@ -33,6 +33,31 @@ describe('local disk storage', () => {
     expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
   });
 
+  it('moves atomically, removes, and lists keys under a prefix', async () => {
+    await storage.write('uploads/ws_2/ast_2', Readable.from([Buffer.from('staged')]), 10);
+    expect(await storage.list('uploads')).toEqual(['uploads/ws_2/ast_2']);
+    expect(await storage.move('uploads/ws_2/ast_2', 'ws_2/ast_2')).toBe(true);
+    expect(await storage.move('uploads/ws_2/ast_2', 'ws_2/ast_2')).toBe(false);
+    expect((await readAll('ws_2/ast_2'))?.toString()).toBe('staged');
+    expect(await storage.list('uploads')).toEqual([]);
+    await storage.remove('ws_2/ast_2');
+    await storage.remove('ws_2/ast_2');
+    expect(await storage.read('ws_2/ast_2')).toBeNull();
+    expect(await storage.list('nothing-here')).toEqual([]);
+  });
+
+  it('removes partial files older than a time, or all of them', async () => {
+    const tmp = path.join(root, '.tmp');
+    fs.writeFileSync(path.join(tmp, 'old.part'), 'x');
+    fs.writeFileSync(path.join(tmp, 'new.part'), 'x');
+    const old = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(path.join(tmp, 'old.part'), old, old);
+    expect(await storage.removePartials(new Date(Date.now() - 60_000))).toBe(1);
+    expect(fs.readdirSync(tmp)).toEqual(['new.part']);
+    expect(await storage.removePartials()).toBe(1);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('refuses keys that could leave its root', async () => {
     await expect(storage.write('../escape', Readable.from([]), 10)).rejects.toThrow(/invalid storage key/);
   });
