@@ -31,6 +31,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** VAPID subject for web push (WOS_VAPID_SUBJECT: mailto: or https: URL). */
   vapidSubject: string | undefined;
+  /** Time limit of one heavy-read query, in ms (WOS_HEAVY_READ_TIMEOUT_MS, default 30 s). */
+  heavyReadTimeoutMs: number;
+  /** Heavy reads running at once: SQLite worker processes, or the PostgreSQL heavy pool's connections. */
+  heavyReadPoolSize: number;
 }
 
 /** The Standard Webhooks retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -92,6 +96,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookRetryScheduleMs: retrySchedule(env.WOS_WEBHOOK_RETRY_SCHEDULE_MS),
     webhookTimeoutMs: integer(env.WOS_WEBHOOK_TIMEOUT_MS, 10_000, 'WOS_WEBHOOK_TIMEOUT_MS') || 10_000,
     vapidSubject: env.WOS_VAPID_SUBJECT || undefined,
+    heavyReadTimeoutMs: integer(env.WOS_HEAVY_READ_TIMEOUT_MS, 30_000, 'WOS_HEAVY_READ_TIMEOUT_MS') || 30_000,
+    heavyReadPoolSize: Math.max(1, integer(env.WOS_HEAVY_READ_POOL_SIZE, 2, 'WOS_HEAVY_READ_POOL_SIZE')),
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {

@@ -32,7 +32,10 @@ export interface DomainEvent {
   data: unknown;
 }
 
-/** Everything a handler may use. Its db is the call's transaction, already scoped to nothing: pass workspaceId. */
+/**
+ * Everything a handler may use. Its db is the call's transaction (for a heavy read: the read-only heavy-read
+ * connections), already scoped to nothing: pass workspaceId.
+ */
 export interface OperationContext {
   db: Kysely<DB>;
   dialect: Dialect;

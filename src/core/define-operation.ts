@@ -59,6 +59,12 @@ export interface OperationSpec<P extends TProperties> {
   deprecated?: { replacedBy: string };
   /** Accepts dry_run: the handler runs and its transaction is rolled back, so nothing is written. */
   dryRun?: boolean;
+  /**
+   * Reads only: the handler's queries may be long (a scan, an analytics query), so ctx.db runs them on the
+   * heavy-read connections (off the main thread, read-only, with a time limit) instead of the database
+   * every other call shares. A function decides per call (a text search is heavy, a plain page is not).
+   */
+  heavy?: boolean | ((input: Static<TObject<P>>) => boolean);
   /** For creates: the record type created, which scopes idempotency keys, replays and entitlements. */
   creates?: string;
   /** Not in the specification's tool reference: an extension of this service. */
@@ -75,8 +81,10 @@ export interface OperationSpec<P extends TProperties> {
   replay?: (ctx: OperationContext, record: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
-export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'handler' | 'input'> {
+export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'handler' | 'input' | 'heavy'> {
   input: TObject;
+  /** Whether this call's handler runs its queries on the heavy-read connections. */
+  heavy: (input: Record<string, unknown>) => boolean;
   scopeMode: 'all' | 'any';
   mcp: boolean;
   dryRun: boolean;
@@ -100,6 +108,8 @@ const dryRun = Type.Boolean({ default: false, description: 'Preview the change w
  * ignore it), dry-run operations gain dry_run; both surfaces are generated from the result.
  */
 export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
+  if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
+  const heavy = spec.heavy;
   const withWriteFields = (schema: TObject): TObject => {
     const properties: TProperties = { ...schema.properties };
     if (spec.kind !== 'read') properties.idempotency_key = Type.Optional(idempotencyKey);
@@ -121,6 +131,7 @@ export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): 
     scopeMode: spec.scopeMode ?? 'all',
     mcp: spec.mcp ?? true,
     dryRun: spec.dryRun ?? false,
+    heavy: typeof heavy === 'function' ? (heavy as OperationDefinition['heavy']) : () => heavy === true,
     handler: spec.handler as OperationDefinition['handler'],
     validators: () => {
       compiled ??= compileSchema(input);

@@ -139,6 +139,15 @@ export const errorCatalogue = {
     retryable: false,
     description: 'The Content-Type of the body is not application/json.',
   },
+  query_timeout: {
+    status: 504,
+    message: 'The query ran longer than its time limit and was stopped.',
+    retryable: false,
+    description:
+      'A heavy read (a text search, an analytics query) runs at most WOS_HEAVY_READ_TIMEOUT_MS (default 30 s) ' +
+      'and is then stopped. The same call will likely time out again: narrow it (filters, a shorter period, ' +
+      'a smaller page) first.',
+  },
   internal_error: {
     status: 500,
     message: 'The service could not complete the request.',
@@ -186,6 +195,15 @@ export function validationFailed(fieldErrors: FieldError[], message?: string): S
 
 export function notFound(what = 'resource'): ServiceError {
   return fail('resource_not_found', { message: `The ${what} does not exist in this workspace.` });
+}
+
+/** A heavy read stopped at its time limit (SQLite: its worker killed; PostgreSQL: statement_timeout). */
+export function queryTimedOut(limitMs: number): ServiceError {
+  return fail('query_timeout', {
+    message:
+      `The query ran longer than its limit of ${limitMs} ms and was stopped; ` +
+      'narrow it (filters, a shorter period, a smaller page) before retrying.',
+  });
 }
 
 export interface ErrorEnvelope {

@@ -147,6 +147,12 @@ export function matchesText(columns: string[], text: string) {
     );
 }
 
+/**
+ * `heavy` for a list of a table that grows with the business, when its text `query` is set: no index serves
+ * a substring match, so it reads every row the workspace has there (docs/contract.md, section 17).
+ */
+export const hasTextQuery = (input: { query?: string }): boolean => Boolean(input.query);
+
 /** A list response body: the plural key, plus next_cursor only when another page exists. */
 export function listBody<T>(key: string, page: Page<T>): Record<string, unknown> {
   return page.next_cursor ? { [key]: page.items, next_cursor: page.next_cursor } : { [key]: page.items };

@@ -2,7 +2,8 @@
 //   1 authenticate  2 workspace  3 tool  4 module  5 scopes  6 rate limit  7 billing  8 validate
 //   9 execute: writes run in one transaction
 //        { idempotency -> handler -> audit + outbox (+ event consumers) + billing + call event };
-//      reads run on the database and queue their call event (usage recorder)
+//      reads run on the database and queue their call event (usage recorder); heavy reads' handlers
+//      query the heavy-read connections (src/db/heavy-reads.ts), never inside a transaction
 //  10 response
 // A failure at any stage after the workspace is known still records its call event (queued, unbilled). docs/architecture.md draws the same diagram.
 import { performance } from 'node:perf_hooks';
@@ -148,6 +149,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     const audits: AuditEntry[] = [];
     const events: DomainEvent[] = [];
     const dryRun = op.dryRun && input.dry_run === true;
+    // A heavy read's handler queries the heavy-read connections (off the main thread, with a time limit).
+    const heavy = op.heavy(input);
     const idempotencyKey =
       op.kind === 'create' && creates ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
@@ -155,7 +158,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     const callEvent = (status: number): CallEventsTable =>
       callEventRow(call, { workspace, credential }, { occurredAt: nowIso, status, started });
 
-    const context = (executor: typeof db): OperationContext => ({
+    const context = (trx: typeof db, executor = heavy ? deps.database.heavy : trx): OperationContext => ({
       db: executor,
       dialect: deps.database.dialect,
       workspaceId: workspace.id,
@@ -242,23 +245,30 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       return { result, status };
     };
 
+    const recordBilledCall = (status: number) =>
+      deps.database.transaction(async (trx) => {
+        await consumeUnits(trx, workspace, 1, now);
+        await insertCallEvent(trx, callEvent(status));
+      });
+
     let executed: { result: OperationResult; status: number };
     try {
-      if (op.kind === 'read' && !hasBillingLimits(workspace)) {
-        // A read writes nothing but its call event, which needs no transaction: it is queued.
+      if (op.kind === 'read' && (heavy || !hasBillingLimits(workspace))) {
+        // A read writes nothing but its call event, which needs no transaction: it is queued. A heavy read
+        // never runs inside a write transaction (on SQLite it would hold every writer for its duration):
+        // with billing limits, its units and call event commit after it.
         const result = await op.handler(context(db), input);
-        executed = { result, status: result.status ?? 200 };
-        deps.usage.record(callEvent(executed.status));
+        const status = result.status ?? 200;
+        if (hasBillingLimits(workspace)) await recordBilledCall(status);
+        else deps.usage.record(callEvent(status));
+        executed = { result, status };
       } else {
         executed = await deps.database.transaction(execute);
       }
     } catch (thrown) {
       if (!(thrown instanceof DryRunRollback)) throw thrown;
       // The preview's writes were rolled back; its usage event is still recorded.
-      await deps.database.transaction(async (trx) => {
-        await consumeUnits(trx, workspace, 1, now);
-        await insertCallEvent(trx, callEvent(200));
-      });
+      await recordBilledCall(200);
       executed = {
         result: { ...thrown.result, body: { ...thrown.result.body, dry_run: true } },
         status: 200,

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { groupCommit, type TransactionRunner } from './group-commit.ts';
+import { postgresHeavyReads, sqliteHeavyReads } from './heavy-reads.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
 
@@ -16,6 +17,11 @@ export interface Database {
   dialect: Dialect;
   /** Runs the writes of one call atomically: its own transaction (PostgreSQL) or a group commit (SQLite). */
   transaction: TransactionRunner;
+  /**
+   * Where the queries of heavy reads run: read-only connections off the main thread (SQLite: worker
+   * processes; PostgreSQL: a small pool of its own), each query with a time limit. Never writes.
+   */
+  heavy: Kysely<DB>;
   /** The PostgreSQL pool, for libraries that keep their own tables (shared rate-limit counters). */
   pool?: pg.Pool;
   /** Human-readable location for start-up messages (never includes a password). */
@@ -63,13 +69,17 @@ export function openDatabase(config: Config): Database {
       ...(config.databaseSchema ? { options: `-c search_path=${config.databaseSchema}` } : {}),
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const heavy = postgresHeavyReads(config);
     return {
       db,
       dialect: 'postgres',
       transaction: (work) => db.transaction().execute(work),
+      heavy,
       pool,
       location: redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
-      close: () => db.destroy(),
+      close: async () => {
+        await Promise.all([heavy.destroy(), db.destroy()]);
+      },
     };
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -82,15 +92,18 @@ export function openDatabase(config: Config): Database {
   sqlite.pragma('wal_autocheckpoint = 0');
   const checkpointer = startCheckpointer(file, createRequire(import.meta.url).resolve('better-sqlite3'));
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const heavy = sqliteHeavyReads(file, config);
   let closed = false;
   return {
     db,
     dialect: 'sqlite',
     transaction: groupCommit(db),
+    heavy,
     location: file,
     close: async () => {
       if (closed) return;
       closed = true;
+      await heavy.destroy();
       await checkpointer.stop();
       await db.destroy();
     },

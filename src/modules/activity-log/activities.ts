@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
@@ -92,6 +92,7 @@ export const searchActivityOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/activities' },
+  heavy: hasTextQuery,
   responseKey: 'activities',
   handler: async (ctx, input) => {
     const page = await searchActivities(ctx.db, ctx.workspaceId, input, pageRequest('search_activity', input));

@@ -4,7 +4,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { checkAmountEntitlement } from '../../core/billing.ts';
 import { fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
@@ -198,6 +198,7 @@ export const searchAssetsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/assets' },
+  heavy: hasTextQuery,
   responseKey: 'assets',
   handler: async (ctx, input) => {
     const page = await searchAssets(ctx.db, ctx.workspaceId, input, pageRequest('search_assets', input));

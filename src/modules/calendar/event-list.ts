@@ -6,6 +6,7 @@ import {
   DEFAULT_PAGE_SIZE,
   decodeCursor,
   encodeCursor,
+  hasTextQuery,
   listBody,
   MAX_PAGE_SIZE,
   pageInput,
@@ -129,6 +130,7 @@ export const listEventsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/calendar/events' },
+  heavy: hasTextQuery,
   responseKey: 'calendar_events',
   handler: async (ctx, input) => {
     if ((input.from === undefined) !== (input.to === undefined)) {

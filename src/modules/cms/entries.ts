@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { entryStatus } from './cms-schemas.ts';
@@ -125,6 +125,7 @@ export const searchEntriesOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/cms/entries' },
+  heavy: hasTextQuery,
   responseKey: 'entries',
   handler: async (ctx, input) => {
     const page = await searchEntries(ctx.db, ctx.workspaceId, input, pageRequest('search_entries', input));

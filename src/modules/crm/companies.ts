@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { insertCompany, searchCompanies, toCompany } from './crm-store.ts';
@@ -65,6 +65,7 @@ export const searchCompaniesOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/companies' },
+  heavy: hasTextQuery,
   responseKey: 'companies',
   handler: async (ctx, input) => {
     const page = await searchCompanies(ctx.db, ctx.workspaceId, input, pageRequest('search_companies', input));

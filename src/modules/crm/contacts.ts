@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { insertContact, searchContacts, toContact } from './crm-store.ts';
@@ -74,6 +74,7 @@ export const searchContactsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/contacts' },
+  heavy: hasTextQuery,
   responseKey: 'contacts',
   handler: async (ctx, input) => {
     const page = await searchContacts(ctx.db, ctx.workspaceId, input, pageRequest('search_contacts', input));

@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import {
@@ -183,6 +183,7 @@ export const listJournalEntriesOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/accounting/journal-entries' },
+  heavy: hasTextQuery,
   responseKey: 'journal_entries',
   handler: async (ctx, input) => {
     const page = await listJournalEntries(

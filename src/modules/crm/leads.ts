@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { customFieldsInput, newFields, oneOf } from './crm-shared.ts';
@@ -105,6 +105,7 @@ export const listLeadsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/leads' },
+  heavy: hasTextQuery,
   responseKey: 'leads',
   handler: async (ctx, input) => {
     if (input.custom_field_value !== undefined && input.custom_field_key === undefined) {

@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import {
@@ -128,6 +128,7 @@ export const listNotesOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/notes' },
+  heavy: hasTextQuery,
   responseKey: 'notes',
   handler: async (ctx, input) => {
     const page = await listNotes(ctx.db, ctx.workspaceId, input, pageRequest('list_notes', input));

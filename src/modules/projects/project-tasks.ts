@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { inputFields } from './changes.ts';
@@ -168,6 +168,7 @@ export const listProjectTasksOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/projects/tasks' },
+  heavy: hasTextQuery,
   responseKey: 'project_tasks',
   handler: async (ctx, input) => {
     const filters = input as TaskFilters;

@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { priority } from './queues.ts';
@@ -152,6 +152,7 @@ export const listSupportTickets = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/support/tickets' },
+  heavy: hasTextQuery,
   responseKey: 'tickets',
   handler: async (ctx, input) => {
     const page = await listTickets(ctx.db, ctx.workspaceId, input, pageRequest('list_support_tickets', input), ctx.now);
