@@ -35,6 +35,11 @@ export interface Config {
   heavyReadTimeoutMs: number;
   /** Heavy reads running at once: SQLite worker processes, or the PostgreSQL heavy pool's connections. */
   heavyReadPoolSize: number;
+  /**
+   * Checks every success body against its declared schema (WOS_VALIDATE_RESPONSES=on; the test suite turns
+   * it on): a mismatch answers internal_error naming the operation and the field. Off in production.
+   */
+  validateResponses: boolean;
 }
 
 /** The Standard Webhooks retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -98,6 +103,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     vapidSubject: env.WOS_VAPID_SUBJECT || undefined,
     heavyReadTimeoutMs: integer(env.WOS_HEAVY_READ_TIMEOUT_MS, 30_000, 'WOS_HEAVY_READ_TIMEOUT_MS') || 30_000,
     heavyReadPoolSize: Math.max(1, integer(env.WOS_HEAVY_READ_POOL_SIZE, 2, 'WOS_HEAVY_READ_POOL_SIZE')),
+    validateResponses: ['on', 'true', '1', 'yes'].includes((env.WOS_VALIDATE_RESPONSES ?? 'off').toLowerCase()),
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {

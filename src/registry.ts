@@ -1,7 +1,9 @@
+import type { TObject } from '@sinclair/typebox';
 import type { OperationDefinition } from './core/define-operation.ts';
 import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/module.ts';
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
+import { responseSchema } from './core/response-schema.ts';
 import { activityLogModule } from './modules/activity-log/index.ts';
 import { analyticsGovernanceModule } from './modules/analytics-governance/index.ts';
 import { assetsModule } from './modules/assets/index.ts';
@@ -33,6 +35,29 @@ export interface Registry {
   /** Every domain event type the modules declare: the integration event catalogue. */
   eventTypes: ReadonlyMap<string, DomainEventType>;
   eventConsumers: EventConsumer[];
+  /** The declared success body of every operation, by name (response-schema.ts). */
+  responses: ReadonlyMap<string, TObject>;
+}
+
+/** The path parameter the operations of a record type's item path use ({ticket_id}), if any declares one. */
+function itemParam(recordType: RecordType, operations: OperationDefinition[]): string | undefined {
+  const pattern = new RegExp(`^${recordType.collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{(\\w+)\\}$`);
+  for (const op of operations) {
+    const match = pattern.exec(op.rest.path);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+/** Routes that differ only in their parameter names are one path: they must use the same names. */
+function assertOneNamePerPath(routes: RestRoute[]): void {
+  const names = new Map<string, string>();
+  for (const route of routes) {
+    const template = route.path.replace(/\{\w+\}/g, '{}');
+    const seen = names.get(template);
+    if (seen && seen !== route.path) throw new Error(`${seen} and ${route.path} name the same path's parameters differently`);
+    names.set(template, route.path);
+  }
 }
 
 const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, supportModule, cmsModule, assetsModule, integrationsModule, analyticsGovernanceModule, notificationsModule, projectsModule, productsModule, calendarModule];
@@ -45,9 +70,10 @@ export function buildRegistry(modules: ModuleDefinition[] = businessModules): Re
     if (recordTypes.has(recordType.type)) throw new Error(`Duplicate record type ${recordType.type}`);
     recordTypes.set(recordType.type, recordType);
   }
+  const declared = all.flatMap((m) => m.operations);
   const operations = [
-    ...all.flatMap((m) => m.operations),
-    ...[...recordTypes.values()].map(recordLookupOperation),
+    ...declared,
+    ...[...recordTypes.values()].map((t) => recordLookupOperation(t, itemParam(t, declared))),
   ];
 
   const byName = new Map<string, OperationDefinition>();
@@ -77,5 +103,21 @@ export function buildRegistry(modules: ModuleDefinition[] = businessModules): Re
     eventTypes.set(eventType.name, eventType);
   }
   const eventConsumers = all.flatMap((m) => m.eventConsumers ?? []);
-  return { operations, byName, recordTypes, routes: [...routes.values()], modules: all, eventTypes, eventConsumers };
+  assertOneNamePerPath([...routes.values()]);
+  const keys = new Set<string>();
+  for (const { key, type } of recordTypes.values()) {
+    if (keys.has(key)) throw new Error(`Two record types use the response key ${key} (${type})`);
+    keys.add(key);
+  }
+  const responses = new Map(operations.map((op) => [op.name, responseSchema(op, recordTypes.values())]));
+  return {
+    operations,
+    byName,
+    recordTypes,
+    routes: [...routes.values()],
+    modules: all,
+    eventTypes,
+    eventConsumers,
+    responses,
+  };
 }

@@ -22,6 +22,13 @@ const insertContact = (name: string) =>
 
 const base = { module: 'crm' as const, scopes: ['crm:write'], summary: 'Test operation', description: 'An operation that exists only to test the pipeline guarantees.' };
 
+// Test-only responses, declared like any operation's (every body is checked against its schema in tests).
+const probeOk = Type.Object({ ok: Type.Boolean() }, { additionalProperties: false });
+const probeBody = Type.Object(
+  { probe: Type.Object({ id: Type.String(), served_by: Type.String() }, { additionalProperties: false }) },
+  { additionalProperties: false },
+);
+
 const testModule: ModuleDefinition = {
   name: 'crm',
   recordTypes: [contactRecord],
@@ -50,6 +57,8 @@ const testModule: ModuleDefinition = {
       input: Strict({ name: Type.String(), fail_after_write: Type.Optional(Type.Boolean()) }),
       rest: { method: 'POST', path: '/v1/probes' },
       responseKey: 'contact',
+      // A replay answers the whole stored contact: the probe declares the two fields it sets, and no more.
+      response: Type.Object({ contact: Type.Object({ id: Type.String(), name: Type.String() }) }),
       handler: async (ctx, input) => {
         const id = await insertContact(input.name)(ctx);
         ctx.audit({ targetType: 'contact', targetId: id });
@@ -65,6 +74,7 @@ const testModule: ModuleDefinition = {
       input: Strict({}),
       rest: { method: 'POST', path: '/v1/probes/unaudited' },
       responseKey: 'ok',
+      response: probeOk,
       handler: async (ctx) => {
         await insertContact('unaudited')(ctx);
         return { body: { ok: true } };
@@ -77,6 +87,7 @@ const testModule: ModuleDefinition = {
       input: Strict({}),
       rest: { method: 'POST', path: '/v1/probes/undeclared' },
       responseKey: 'ok',
+      response: probeOk,
       handler: async (ctx) => {
         ctx.emit({ name: 'probe.mystery', data: {} });
         return { body: { ok: true } };
@@ -89,6 +100,7 @@ const testModule: ModuleDefinition = {
       input: Strict({ probe_id: Type.String(), label: Type.Optional(Type.String()) }),
       rest: { method: 'PATCH', path: '/v1/probes/{probe_id}' },
       responseKey: 'probe',
+      response: probeBody,
       handler: async (ctx, input) => {
         ctx.audit({ targetType: 'probe', targetId: input.probe_id });
         return { body: { probe: { id: input.probe_id, served_by: 'probe_update' } } };
@@ -102,6 +114,7 @@ const testModule: ModuleDefinition = {
       input: Strict({ probe_id: Type.String(), legacy: Type.Boolean() }),
       rest: { method: 'PATCH', path: '/v1/probes/{probe_id}', when: (input) => input.legacy === true },
       responseKey: 'probe',
+      response: probeBody,
       handler: async (ctx, input) => {
         ctx.audit({ targetType: 'probe', targetId: input.probe_id });
         return { body: { probe: { id: input.probe_id, served_by: 'probe_update_legacy' } } };
@@ -116,6 +129,7 @@ const testModule: ModuleDefinition = {
       input: Strict({}),
       rest: { method: 'GET', path: '/v1/probes/feed' },
       responseKey: 'feed',
+      responseMediaType: 'text/plain',
       handler: async () => ({ body: {}, raw: { contentType: 'text/plain; charset=utf-8', payload: 'plain feed' } }),
     }),
   ],

@@ -67,10 +67,18 @@ export interface OperationSpec<P extends TProperties> {
   heavy?: boolean | ((input: Static<TObject<P>>) => boolean);
   /** For creates: the record type created, which scopes idempotency keys, replays and entitlements. */
   creates?: string;
+  /** Creates or updates by a natural key: 201 when it created the record, 200 when it changed one. */
+  upsert?: boolean;
   /** Not in the specification's tool reference: an extension of this service. */
   extension?: boolean;
-  /** Key of the main resource in the response body, for OpenAPI. */
+  /** Key of the main resource in the response body ({contact}, {contacts}). */
   responseKey: string;
+  /**
+   * The response body without request_id, when it is not one record of the type whose key is responseKey
+   * (or, for lists, a page of the type whose plural it is): actions, summaries, bodies with extra fields.
+   * See response-schema.ts.
+   */
+  response?: TObject;
   /** For REST-only reads answering with `raw`: the media type OpenAPI documents (text/calendar). */
   responseMediaType?: string;
   handler: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<OperationResult>;

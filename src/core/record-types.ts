@@ -1,12 +1,15 @@
+import type { Static, TObject } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
 
 /**
  * A kind of record the service stores. From it come REST GET /v1/<collection>/{id}, related-record checks
- * (related_resource_type + related_resource_id), idempotent replays and entitlement counts.
+ * (related_resource_type + related_resource_id), idempotent replays and entitlement counts. Its schema is
+ * the resource as the API returns it, declared once: responses, MCP outputSchema, OpenAPI components and
+ * domain event schemas reuse it, and toResource returns exactly its static type.
  */
-export interface RecordType {
+export interface RecordType<S extends TObject = TObject> {
   /** As written in audit events and related_resource_type: contact, deal, support_ticket. */
   type: string;
   module: ModuleName;
@@ -18,8 +21,15 @@ export interface RecordType {
   readScope: Scope;
   /** Column that hides a record from reads when set (archived_at). */
   hiddenWhen?: string;
+  /** The resource schema (resource-schema.ts: Resource()). */
+  schema?: S;
   /** Maps a row to the API resource; `now` is the call's time, for derived fields such as SLA status. */
-  toResource(row: any, context: { now: string }): Record<string, unknown>;
+  toResource(row: any, context: { now: string }): Static<S>;
+}
+
+/** Declares a record type; its mapper must return the static type of its schema. */
+export function defineRecordType<S extends TObject>(recordType: RecordType<S>): RecordType<S> {
+  return recordType;
 }
 
 export async function loadRecord(
@@ -36,7 +46,7 @@ export async function loadRecord(
     .where('id', '=', id);
   if (recordType.hiddenWhen) query = query.where(recordType.hiddenWhen as 'id', 'is', null);
   const row = await query.executeTakeFirst();
-  return row ? recordType.toResource(row, { now }) : undefined;
+  return row ? (recordType.toResource(row, { now }) as Record<string, unknown>) : undefined;
 }
 
 export async function countRecords(db: Kysely<DB>, workspaceId: string, recordType: RecordType): Promise<number> {

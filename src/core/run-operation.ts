@@ -27,6 +27,7 @@ import type { RateLimiter } from './rate-limit.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { loadRecord } from './record-types.ts';
+import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
 import { toFieldErrors } from './schema.ts';
 
 export interface PipelineDeps {
@@ -177,8 +178,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       flushUsage: () => deps.usage.flush(),
       audit: (entry) => audits.push(entry),
       emit: (event) => {
-        if (!deps.registry.eventTypes.has(event.name))
-          throw new Error(`Undeclared domain event ${event.name}`);
+        const eventType = deps.registry.eventTypes.get(event.name);
+        if (!eventType) throw new Error(`Undeclared domain event ${event.name}`);
+        if (deps.config.validateResponses) checkEventData(op, eventType, event.data);
         events.push(event);
       },
       requireRecord: async (type, id) => {
@@ -220,7 +222,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         throw new Error(`Operation ${op.name} wrote without an audit event`);
       }
 
-      const status = replayed ? 200 : (result.status ?? (op.kind === 'create' ? 201 : 200));
+      const status = replayed ? 200 : (result.status ?? successStatus(op));
       const write = {
         workspaceId: workspace.id,
         requestId: call.requestId,
@@ -279,12 +281,16 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       executed = { ...executed, result: { ...executed.result, body: await executed.result.afterCommit(db) } };
     }
 
-    // 10. response
+    // 10. response (checked against the declared schema when WOS_VALIDATE_RESPONSES is on)
     if (replayed) headers['idempotent-replayed'] = 'true';
+    const body = { ...executed.result.body, request_id: call.requestId };
+    if (deps.config.validateResponses && !executed.result.raw) {
+      checkResponse(op, deps.registry.responses.get(op.name)!, body);
+    }
     return {
       ok: true,
       status: executed.status,
-      body: { ...executed.result.body, request_id: call.requestId },
+      body,
       headers,
       ...(executed.result.raw ? { raw: executed.result.raw } : {}),
     };

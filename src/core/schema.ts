@@ -1,4 +1,12 @@
-import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import {
+  type SchemaOptions,
+  type Static,
+  type TObject,
+  type TProperties,
+  type TSchema,
+  type TUnsafe,
+  Type,
+} from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { type FieldError, validationFailed } from './errors.ts';
@@ -12,12 +20,12 @@ const addFormats: AddFormats =
  * Two validators over the same schemas. JSON bodies and MCP arguments are never coerced; REST query
  * strings are coerced to the schema's types. Neither removes unknown properties: they are errors.
  */
-function buildAjv(coerce: boolean): Ajv {
+function buildAjv(coerce: boolean, useDefaults = true): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
     removeAdditional: false,
-    useDefaults: true,
+    useDefaults,
     coerceTypes: coerce ? 'array' : false,
   });
   addFormats(ajv);
@@ -26,6 +34,8 @@ function buildAjv(coerce: boolean): Ajv {
 
 const strictAjv = buildAjv(false);
 const coercingAjv = buildAjv(true);
+// Response bodies are checked, never changed: no defaults filled in.
+const responseAjv = buildAjv(false, false);
 
 export interface CompiledSchema {
   strict: ValidateFunction;
@@ -36,6 +46,11 @@ export function compileSchema(schema: TSchema): CompiledSchema {
   return { strict: strictAjv.compile(schema), coercing: coercingAjv.compile(schema) };
 }
 
+/** A validator of a response body (the pipeline's response check). */
+export function compileResponseSchema(schema: TSchema): ValidateFunction {
+  return responseAjv.compile(schema);
+}
+
 /** A strict object: unknown properties are rejected. Use for every object in an input schema. */
 export function Strict<T extends TProperties>(properties: T, options: { description?: string } = {}): TObject<T> {
   return Type.Object(properties, { ...options, additionalProperties: false });
@@ -43,10 +58,15 @@ export function Strict<T extends TProperties>(properties: T, options: { descript
 
 /** A free-form map of scalar values (custom_fields, metadata): keys are the user's, values stay typed. */
 export const FreeFields = (description: string) =>
-  Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
-    description,
-    additionalProperties: false,
-  });
+  MapOf(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), { description });
+
+/**
+ * A map whose keys are the user's and whose values follow `value`: declared with `additionalProperties`
+ * (never `patternProperties`, which MCP clients warn on), typed as a Record.
+ */
+export function MapOf<V extends TSchema>(value: V, options: SchemaOptions = {}): TUnsafe<Record<string, Static<V>>> {
+  return Type.Unsafe<Record<string, Static<V>>>({ ...options, type: 'object', additionalProperties: value });
+}
 
 /** Ajv's instance path (/line_items/0/unit_amount_cents) as the input path (line_items[0].unit_amount_cents). */
 export function fieldPath(instancePath: string, child?: string): string {

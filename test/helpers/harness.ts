@@ -87,6 +87,8 @@ export class Harness {
       WOS_PUBLIC_URL: 'http://wos.test',
       // The background worker runs only in tests that ask for it (WOS_WORKER: 'on').
       WOS_WORKER: 'off',
+      // Every success body of every test is checked against its declared schema.
+      WOS_VALIDATE_RESPONSES: 'on',
       ...options.env,
     });
     const clock = options.clock ?? new MutableClock();

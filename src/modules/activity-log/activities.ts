@@ -2,20 +2,22 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
 import { insertActivity, searchActivities, toActivity } from './activity-store.ts';
+import { ActivitySchema } from './activity-schemas.ts';
 
-export const activityRecord: RecordType = {
+export const activityRecord = defineRecordType({
   type: 'activity',
   module: 'activity_log',
   table: 'activities',
   collection: '/v1/activities',
   key: 'activity',
   readScope: 'activity:read',
+  schema: ActivitySchema,
   toResource: toActivity,
-};
+});
 
 const activityType = Type.Union([
   Type.Literal('note'),

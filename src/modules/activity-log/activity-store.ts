@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { DB } from '../../db/tables.ts';
 import type { ActivitiesTable } from './activity-tables.ts';
+import type { Activity } from './activity-schemas.ts';
 
-export function toActivity(row: ActivitiesTable) {
+export function toActivity(row: ActivitiesTable): Activity {
   return {
     id: row.id,
     type: row.type,

@@ -3,6 +3,8 @@ import { listHistory } from '../../core/audit.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
+import { AuditEventSchema } from '../../core/platform-schemas.ts';
+import { pageBody } from '../../core/response-schema.ts';
 
 export const getRecordHistory = defineOperation({
   name: 'get_record_history',
@@ -25,6 +27,7 @@ export const getRecordHistory = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/history' },
   responseKey: 'entries',
+  response: pageBody('entries', AuditEventSchema),
   handler: async (ctx, input) => {
     const page = await listHistory(
       ctx.db,

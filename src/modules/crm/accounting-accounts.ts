@@ -3,21 +3,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { accountCodeTaken, listAccounts, toAccount } from './accounting-store.ts';
 import { customFieldsInput, newFields, oneOf, uniquely } from './crm-shared.ts';
 import type { AccountingAccountsTable } from './crm-tables.ts';
+import { AccountingAccountSchema } from './crm-schemas.ts';
 
-export const accountingAccountRecord: RecordType = {
+export const accountingAccountRecord = defineRecordType({
   type: 'accounting_account',
   module: 'crm',
   table: 'accounting_accounts',
   collection: '/v1/accounting/accounts',
   key: 'account',
   readScope: 'crm:read',
+  schema: AccountingAccountSchema,
   toResource: toAccount,
-};
+});
 
 const accountType = oneOf(['asset', 'liability', 'equity', 'revenue', 'expense'] as const);
 

@@ -4,6 +4,7 @@ import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { AccountingAccountsTable, AccountType, JournalEntriesTable } from './crm-tables.ts';
+import type { AccountingAccount, JournalEntry } from './crm-schemas.ts';
 
 export interface JournalLine {
   account_id: string;
@@ -11,7 +12,7 @@ export interface JournalLine {
   credit_cents: number;
 }
 
-export function toAccount(row: AccountingAccountsTable) {
+export function toAccount(row: AccountingAccountsTable): AccountingAccount {
   return {
     id: row.id,
     code: row.code,
@@ -24,7 +25,7 @@ export function toAccount(row: AccountingAccountsTable) {
   };
 }
 
-export function toJournalEntry(row: JournalEntriesTable) {
+export function toJournalEntry(row: JournalEntriesTable): JournalEntry {
   return {
     id: row.id,
     entry_number: row.entry_number,

@@ -2,19 +2,21 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { insertCompany, searchCompanies, toCompany } from './crm-store.ts';
+import { CompanySchema } from './crm-schemas.ts';
 
-export const companyRecord: RecordType = {
+export const companyRecord = defineRecordType({
   type: 'company',
   module: 'crm',
   table: 'companies',
   collection: '/v1/companies',
   key: 'company',
   readScope: 'crm:read',
+  schema: CompanySchema,
   toResource: toCompany,
-};
+});
 
 export const createCompany = defineOperation({
   name: 'create_company',

@@ -2,19 +2,21 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { insertContact, searchContacts, toContact } from './crm-store.ts';
+import { ContactSchema } from './crm-schemas.ts';
 
-export const contactRecord: RecordType = {
+export const contactRecord = defineRecordType({
   type: 'contact',
   module: 'crm',
   table: 'contacts',
   collection: '/v1/contacts',
   key: 'contact',
   readScope: 'crm:read',
+  schema: ContactSchema,
   toResource: toContact,
-};
+});
 
 export const createContact = defineOperation({
   name: 'create_contact',

@@ -1,81 +1,20 @@
-// The domain events of the CRM and ledger resources, with JSON Schemas of their data for subscribers.
-import { type TProperties, Type } from '@sinclair/typebox';
+// The domain events of the CRM and ledger resources. Their data schemas are the resource schemas the API
+// returns (crm-schemas.ts), so an event and a read of the same record never disagree.
 import type { DomainEventType } from '../../core/module.ts';
-
-const text = Type.String();
-const nullableText = Type.Union([Type.String(), Type.Null()]);
-const cents = Type.Integer({ minimum: 0 });
-const fields = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
-
-/** A record as the API returns it: the listed fields, and possibly more. */
-const record = (description: string, properties: TProperties) =>
-  Type.Object(
-    { id: text, ...properties, created_at: nullableText, updated_at: nullableText },
-    { description },
-  );
-
-const lead = record('The lead.', {
-  name: text,
-  email: nullableText,
-  status: text,
-  source: text,
-  custom_fields: fields,
-  converted_contact_id: nullableText,
-  converted_company_id: nullableText,
-  converted_deal_id: nullableText,
-});
-const contact = record('The contact.', { name: text, email: nullableText, company_id: nullableText });
-const company = record('The company.', { name: text, domain: nullableText });
-const dealProperties = {
-  name: text,
-  stage: text,
-  stage_key: text,
-  amount_cents: cents,
-  currency: text,
-  company_id: nullableText,
-  contact_id: nullableText,
-  custom_fields: fields,
-  closed_at: nullableText,
-};
-const deal = record('The deal.', dealProperties);
-const stage = record('The custom deal stage.', {
-  key: text,
-  name: text,
-  position: Type.Integer(),
-  kind: text,
-});
-const invoice = record('The invoice.', {
-  invoice_number: text,
-  status: text,
-  currency: text,
-  total_cents: cents,
-  amount_paid_cents: cents,
-  balance_cents: cents,
-});
-const payment = record('The payment.', {
-  invoice_id: nullableText,
-  amount_cents: cents,
-  currency: text,
-  paid_at: text,
-  provider: nullableText,
-  provider_reference_id: nullableText,
-});
-const account = record('The accounting account.', { code: text, name: text, type: text });
-const journalEntry = record('The journal entry.', {
-  entry_number: nullableText,
-  status: text,
-  memo: nullableText,
-  lines: Type.Array(Type.Object({ account_id: text, debit_cents: cents, credit_cents: cents })),
-  total_cents: cents,
-});
-const note = record('The note.', {
-  title: nullableText,
-  body: text,
-  contact_id: nullableText,
-  company_id: nullableText,
-  deal_id: nullableText,
-  archived_at: nullableText,
-});
+import {
+  AccountingAccountSchema as account,
+  CompanySchema as company,
+  ContactSchema as contact,
+  DealSchema as deal,
+  DealStageChangeSchema,
+  DealStageSchema as stage,
+  InvoiceSchema as invoice,
+  JournalEntrySchema as journalEntry,
+  LeadConversionSchema,
+  LeadSchema as lead,
+  NoteSchema as note,
+  PaymentSchema as payment,
+} from './crm-schemas.ts';
 
 export const crmEvents: DomainEventType[] = [
   { name: 'contact.created', description: 'A contact was created; data is the contact.', schema: contact },
@@ -86,7 +25,7 @@ export const crmEvents: DomainEventType[] = [
     description:
       'A lead was converted; data holds the converted lead and the contact, company and deal it produced or ' +
       'linked (company and deal only when present). Records it created also emit their own *.created event.',
-    schema: Type.Object({ lead, contact, company: Type.Optional(company), deal: Type.Optional(deal) }),
+    schema: LeadConversionSchema,
   },
   {
     name: 'deal_stage.created',
@@ -97,10 +36,7 @@ export const crmEvents: DomainEventType[] = [
   {
     name: 'deal.stage_changed',
     description: 'A deal moved to another stage; data is the deal plus previous_stage (the key it left).',
-    schema: record('The deal after the move, with the stage it left.', {
-      ...dealProperties,
-      previous_stage: text,
-    }),
+    schema: DealStageChangeSchema,
   },
   {
     name: 'deal.updated',

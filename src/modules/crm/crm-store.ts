@@ -2,8 +2,9 @@ import { type Kysely, sql } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { DB } from '../../db/tables.ts';
 import type { CompaniesTable, ContactsTable } from './crm-tables.ts';
+import type { Company, Contact } from './crm-schemas.ts';
 
-export function toContact(row: ContactsTable) {
+export function toContact(row: ContactsTable): Contact {
   return {
     id: row.id,
     name: row.name,
@@ -17,7 +18,7 @@ export function toContact(row: ContactsTable) {
   };
 }
 
-export function toCompany(row: CompaniesTable) {
+export function toCompany(row: CompaniesTable): Company {
   return {
     id: row.id,
     name: row.name,

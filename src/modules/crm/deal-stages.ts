@@ -3,22 +3,24 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { customFieldsInput, newFields, uniquely } from './crm-shared.ts';
 import type { DealStagesTable } from './crm-tables.ts';
 import { BUILT_IN_KEYS, defaultPosition, findStageByKey, listStages, toStage } from './deal-store.ts';
+import { DealStageSchema } from './crm-schemas.ts';
 
 /** Custom stages only: the built-in ones are not stored (see deal-store.ts) and are read with list_deal_stages. */
-export const dealStageRecord: RecordType = {
+export const dealStageRecord = defineRecordType({
   type: 'deal_stage',
   module: 'crm',
   table: 'deal_stages',
   collection: '/v1/deal-stages',
   key: 'stage',
   readScope: 'crm:read',
+  schema: DealStageSchema,
   toResource: toStage,
-};
+});
 
 export const stageKindInput = Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')], {
   description: 'open while the deal is being worked; won and lost close it (deals get closed_at).',

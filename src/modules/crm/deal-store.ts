@@ -13,6 +13,7 @@ import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { DealStagesTable, DealsTable, StageKind } from './crm-tables.ts';
+import type { Deal, DealStage } from './crm-schemas.ts';
 
 /**
  * The built-in stages exist in every workspace without being stored: they are constants, so a new
@@ -36,7 +37,7 @@ export const BUILT_IN_KEYS: readonly string[] = BUILT_IN_STAGES.map((s) => s.key
 
 export type StageResource = ReturnType<typeof toStage>;
 
-export function toStage(row: DealStagesTable) {
+export function toStage(row: DealStagesTable): DealStage {
   return {
     id: row.id,
     key: row.key,
@@ -173,7 +174,7 @@ export async function listStages(
   return { items, next_cursor: encodeCursor(page.operation, page.filters, JSON.stringify(sortKey(last))) };
 }
 
-export function toDeal(row: DealsTable) {
+export function toDeal(row: DealsTable): Deal {
   return {
     id: row.id,
     name: row.name,

@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   centsInput,
@@ -19,16 +19,18 @@ import {
 } from './crm-shared.ts';
 import type { DealsTable } from './crm-tables.ts';
 import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
+import { DealChangeBodySchema, DealSchema } from './crm-schemas.ts';
 
-export const dealRecord: RecordType = {
+export const dealRecord = defineRecordType({
   type: 'deal',
   module: 'crm',
   table: 'deals',
   collection: '/v1/deals',
   key: 'deal',
   readScope: 'crm:read',
+  schema: DealSchema,
   toResource: toDeal,
-};
+});
 
 const stageKeyInput = Type.String({
   minLength: 1,
@@ -275,6 +277,7 @@ export const updateDealStage = defineOperation({
     }),
   },
   responseKey: 'deal',
+  response: DealChangeBodySchema,
   handler: async (ctx, input: DealPatch & { deal_id: string }) => {
     const { deal, changes } = await changeDeal(ctx, input.deal_id, input);
     return { body: { deal, changes } };

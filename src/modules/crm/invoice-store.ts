@@ -4,6 +4,7 @@ import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { InvoiceStatus, InvoicesTable, PaymentsTable } from './crm-tables.ts';
+import type { Invoice, Payment } from './crm-schemas.ts';
 
 export interface LineItem {
   kind: string;
@@ -12,7 +13,7 @@ export interface LineItem {
   quantity: number;
 }
 
-export function toInvoice(row: InvoicesTable) {
+export function toInvoice(row: InvoicesTable): Invoice {
   const items = JSON.parse(row.line_items) as LineItem[];
   const total = Number(row.total_cents);
   const paid = Number(row.amount_paid_cents);
@@ -40,7 +41,7 @@ export function toInvoice(row: InvoicesTable) {
 
 export type InvoiceResource = ReturnType<typeof toInvoice>;
 
-export function toPayment(row: PaymentsTable) {
+export function toPayment(row: PaymentsTable): Payment {
   return {
     id: row.id,
     invoice_id: row.invoice_id,

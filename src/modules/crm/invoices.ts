@@ -3,7 +3,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   currencyInput,
@@ -24,16 +24,18 @@ import {
   toInvoice,
   updateInvoiceRow,
 } from './invoice-store.ts';
+import { InvoiceSchema } from './crm-schemas.ts';
 
-export const invoiceRecord: RecordType = {
+export const invoiceRecord = defineRecordType({
   type: 'invoice',
   module: 'crm',
   table: 'invoices',
   collection: '/v1/invoices',
   key: 'invoice',
   readScope: 'crm:read',
+  schema: InvoiceSchema,
   toResource: toInvoice,
-};
+});
 
 const invoiceStatus = oneOf(['draft', 'sent', 'partially_paid', 'paid', 'void'] as const);
 

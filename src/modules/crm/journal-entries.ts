@@ -4,7 +4,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   entryNumberTaken,
@@ -26,16 +26,18 @@ import {
   uniquely,
 } from './crm-shared.ts';
 import type { JournalEntriesTable } from './crm-tables.ts';
+import { JournalEntrySchema } from './crm-schemas.ts';
 
-export const journalEntryRecord: RecordType = {
+export const journalEntryRecord = defineRecordType({
   type: 'journal_entry',
   module: 'crm',
   table: 'journal_entries',
   collection: '/v1/accounting/journal-entries',
   key: 'journal_entry',
   readScope: 'crm:read',
+  schema: JournalEntrySchema,
   toResource: toJournalEntry,
-};
+});
 
 const entryStatus = oneOf(['draft', 'posted'] as const);
 const line = Strict({

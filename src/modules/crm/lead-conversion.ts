@@ -9,6 +9,7 @@ import { insertCompany, insertContact } from './crm-store.ts';
 import type { LeadsTable } from './crm-tables.ts';
 import { createDealRecord } from './deals.ts';
 import { findLead, toLead, updateLeadRow } from './lead-store.ts';
+import { type Company, type Contact, type LeadConversion, LeadConversionSchema } from './crm-schemas.ts';
 
 interface ConvertInput {
   lead_id: string;
@@ -150,8 +151,9 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
   if (deal) changed.push('converted_deal_id');
   if (input.conversion_reason !== undefined) changed.push('conversion_reason');
   ctx.audit({ targetType: 'lead', targetId: lead.id, action: 'convert', changedFields: changed });
-  const result: Record<string, unknown> = { lead: converted, contact };
-  if (company) result.company = company;
+  // requireRecord returns the loaded resource untyped: these are the contact and company resources.
+  const result: LeadConversion = { lead: converted, contact: contact as Contact };
+  if (company) result.company = company as Company;
   if (deal) result.deal = deal;
   ctx.emit({ name: 'lead.converted', targetType: 'lead', targetId: lead.id, data: result });
   return result;
@@ -193,5 +195,6 @@ export const convertLead = defineOperation({
   }),
   rest: { method: 'POST', path: '/v1/leads/{lead_id}/convert' },
   responseKey: 'lead',
+  response: LeadConversionSchema,
   handler: async (ctx, input) => ({ body: await convert(ctx, input) }),
 });

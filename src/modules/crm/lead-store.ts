@@ -4,10 +4,11 @@ import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { LeadSource, LeadStatus, LeadsTable } from './crm-tables.ts';
+import type { Lead } from './crm-schemas.ts';
 
 const PREFIX_LENGTH = 100;
 
-export function toLead(row: LeadsTable) {
+export function toLead(row: LeadsTable): Lead {
   return {
     id: row.id,
     name: row.name,

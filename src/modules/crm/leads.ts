@@ -3,20 +3,22 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { customFieldsInput, newFields, oneOf } from './crm-shared.ts';
 import { insertLead, listLeads, toLead } from './lead-store.ts';
+import { LeadSchema } from './crm-schemas.ts';
 
-export const leadRecord: RecordType = {
+export const leadRecord = defineRecordType({
   type: 'lead',
   module: 'crm',
   table: 'leads',
   collection: '/v1/leads',
   key: 'lead',
   readScope: 'crm:read',
+  schema: LeadSchema,
   toResource: toLead,
-};
+});
 
 const sourceInput = oneOf(
   ['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const,

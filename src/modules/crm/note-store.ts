@@ -4,8 +4,9 @@ import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
+import type { Note } from './crm-schemas.ts';
 
-export function toNote(row: NotesTable) {
+export function toNote(row: NotesTable): Note {
   return {
     id: row.id,
     title: row.title,

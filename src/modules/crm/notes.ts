@@ -4,7 +4,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import {
   customFieldsInput,
@@ -17,8 +17,9 @@ import {
 } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
 import { findNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
+import { NoteSchema } from './crm-schemas.ts';
 
-export const noteRecord: RecordType = {
+export const noteRecord = defineRecordType({
   type: 'note',
   module: 'crm',
   table: 'notes',
@@ -26,8 +27,9 @@ export const noteRecord: RecordType = {
   key: 'note',
   readScope: 'crm:read',
   hiddenWhen: 'archived_at',
+  schema: NoteSchema,
   toResource: toNote,
-};
+});
 
 const SUBJECTS = [
   ['contact_id', 'contact'],

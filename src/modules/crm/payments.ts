@@ -4,21 +4,23 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { centsInput, currencyInput, customFieldsInput, idInput, newFields, uniquely } from './crm-shared.ts';
 import type { PaymentsTable } from './crm-tables.ts';
 import { findInvoice, paymentWithReference, toInvoice, toPayment } from './invoice-store.ts';
+import { PaymentSchema } from './crm-schemas.ts';
 
-export const paymentRecord: RecordType = {
+export const paymentRecord = defineRecordType({
   type: 'payment',
   module: 'crm',
   table: 'payments',
   collection: '/v1/payments',
   key: 'payment',
   readScope: 'crm:read',
+  schema: PaymentSchema,
   toResource: toPayment,
-};
+});
 
 /**
  * Applies a payment to its invoice in the same transaction. The update re-checks the balance itself, so

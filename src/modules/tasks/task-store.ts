@@ -3,10 +3,11 @@ import { fetchPage, type PageRequest } from '../../core/pagination.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { TasksTable } from './task-tables.ts';
+import type { Task } from './task-schemas.ts';
 
 export type TaskStatus = TasksTable['status'];
 
-export function toTask(row: TasksTable) {
+export function toTask(row: TasksTable): Task {
   return {
     id: row.id,
     title: row.title,

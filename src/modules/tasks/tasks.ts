@@ -4,20 +4,22 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
 import { findTask, insertTask, listTasks, type TaskStatus, toTask, updateTaskRow } from './task-store.ts';
+import { TaskSchema } from './task-schemas.ts';
 
-export const taskRecord: RecordType = {
+export const taskRecord = defineRecordType({
   type: 'task',
   module: 'tasks',
   table: 'tasks',
   collection: '/v1/tasks',
   key: 'task',
   readScope: 'tasks:read',
+  schema: TaskSchema,
   toResource: toTask,
-};
+});
 
 const status = Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('canceled')]);
 const taskId = Type.String({ minLength: 1, description: 'ID of the task (tsk_...).' });

@@ -3,6 +3,8 @@ import { auditEventsOfRequest } from '../../core/audit.ts';
 import { callEventsOfRequest, requestRecord } from '../../core/call-events.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
+import { RequestRecordSchema } from '../../core/platform-schemas.ts';
+import { oneRecordBody } from '../../core/response-schema.ts';
 import { Strict } from '../../core/schema.ts';
 
 /** REST-only support lookup: everything this workspace recorded under one request ID. */
@@ -19,6 +21,7 @@ export const getRequest = defineOperation({
   input: Strict({ request_id: Type.String({ minLength: 1, maxLength: 64 }) }),
   rest: { method: 'GET', path: '/v1/requests/{request_id}' },
   responseKey: 'request',
+  response: oneRecordBody('request', RequestRecordSchema),
   handler: async (ctx, input) => {
     await ctx.flushUsage();
     const [calls, audits] = await Promise.all([

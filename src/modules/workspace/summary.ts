@@ -1,6 +1,19 @@
+import { Type } from '@sinclair/typebox';
 import { defineOperation, type OperationDefinition } from '../../core/define-operation.ts';
 import type { SummarySection } from '../../core/module.ts';
-import { Strict } from '../../core/schema.ts';
+import { Resource, RecordId, Text, Timestamp } from '../../core/resource-schema.ts';
+import { MapOf, Strict } from '../../core/schema.ts';
+
+/** The workspace and one section of counts per readable module (each module computes its own). */
+const WorkspaceSummarySchema = Resource('WorkspaceSummary', {
+  id: RecordId('ws'),
+  name: Text('Northwind Design'),
+  summary: MapOf(MapOf(Type.Unknown()), {
+    description: 'By module key (crm, tasks ...): that module\'s counts.',
+    examples: [{ crm: { contacts: 42, companies: 12 }, tasks: { open: 7, completed: 30 } }],
+  }),
+  generated_at: Timestamp(),
+});
 
 /** get_workspace_summary, built from the summary sections every module contributes. */
 export function workspaceSummaryOperation(sections: SummarySection[]): OperationDefinition {
@@ -28,6 +41,7 @@ export function workspaceSummaryOperation(sections: SummarySection[]): Operation
     input: Strict({}),
     rest: { method: 'GET', path: '/v1/workspace' },
     responseKey: 'workspace',
+    response: Type.Object({ workspace: WorkspaceSummarySchema }, { additionalProperties: false }),
     handler: async (ctx) => {
       const visible = sections.filter((s) => ctx.scopes.has(s.scope) && ctx.enabledModule(s.module));
       const computed = await Promise.all(visible.map((s) => s.compute(ctx.db, ctx.workspaceId, ctx.now)));

@@ -1,6 +1,8 @@
 import type { Principal } from '../../core/auth.ts';
 import { isModuleEnabled } from '../../core/auth.ts';
+import type { TObject } from '@sinclair/typebox';
 import type { OperationDefinition } from '../../core/define-operation.ts';
+import { outputSchema } from '../../core/response-schema.ts';
 import type { Registry } from '../../registry.ts';
 
 export interface McpTool {
@@ -8,6 +10,7 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
   annotations: {
     title: string;
     readOnlyHint: boolean;
@@ -20,8 +23,11 @@ export interface McpTool {
 
 const toolCache = new WeakMap<OperationDefinition, McpTool>();
 
-/** The MCP tool of an operation: its strict JSON Schema as inputSchema, hints from its kind. */
-export function toMcpTool(op: OperationDefinition): McpTool {
+/**
+ * The MCP tool of an operation: its strict JSON Schema as inputSchema, its declared response as
+ * outputSchema, hints from its kind.
+ */
+export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
   let tool = toolCache.get(op);
   if (!tool) {
     const description = op.deprecated
@@ -32,6 +38,7 @@ export function toMcpTool(op: OperationDefinition): McpTool {
       title: op.summary,
       description,
       inputSchema: JSON.parse(JSON.stringify(op.input)),
+      outputSchema: outputSchema(response),
       annotations: {
         title: op.summary,
         readOnlyHint: op.kind === 'read',
@@ -70,5 +77,5 @@ export function visibleTools(registry: Registry, principal: Principal, moduleFil
         (!moduleFilter || moduleFilter.has(op.module)) &&
         canCall(op, principal),
     )
-    .map(toMcpTool);
+    .map((op) => toMcpTool(op, registry.responses.get(op.name)!));
 }

@@ -1,29 +1,97 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
-import { errorCatalogue } from '../../core/errors.ts';
+import type { OperationDefinition } from '../../core/define-operation.ts';
+import { MAX_PAGE_SIZE } from '../../core/pagination.ts';
+import { ErrorEnvelope, successStatus } from '../../core/response-schema.ts';
 import type { Registry, RestRoute } from '../../registry.ts';
+import { type ExampleSources, exampleOf, resourceFieldExamples } from './examples.ts';
 
-const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
+type Json = Record<string, any>;
 
-function pathParams(path: string): string[] {
+export const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema));
+
+export function pathParams(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 }
 
-const errorResponse = { $ref: '#/components/responses/Error' };
+export const errorResponse = { $ref: '#/components/responses/Error' };
 
-function operationObject(route: RestRoute) {
-  const op = route.operation;
-  const input = plain(op.input) as {
-    properties: Record<string, Record<string, unknown>>;
-    required?: string[];
+/** The response every error status references: the shared envelope (also in /admin/openapi.json). */
+export const errorResponseComponent = {
+  description: 'An error; see /docs/api/errors for every code.',
+  headers: { 'x-request-id': { schema: { type: 'string' }, description: 'Equals error.request_id.' } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+};
+
+/**
+ * Collects every titled schema (resources, the error envelope) as a component and replaces each occurrence
+ * with a $ref, so a generated client gets one named type per resource.
+ */
+export class Components {
+  readonly schemas: Record<string, Json> = {};
+
+  ref(schema: Json): Json {
+    const walk = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(walk);
+      if (!node || typeof node !== 'object') return node;
+      const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'examples' ? v : walk(v)]));
+      const title = (node as Json).title;
+      if (typeof title !== 'string') return copy;
+      const existing = this.schemas[title];
+      if (existing && JSON.stringify(existing) !== JSON.stringify(copy)) {
+        throw new Error(`Two different schemas are titled ${title}`);
+      }
+      this.schemas[title] = copy;
+      return { $ref: `#/components/schemas/${title}` };
+    };
+    return walk(schema) as Json;
+  }
+}
+
+/** The REST query schema of a field: `limit` above the maximum is clamped, not rejected (MCP keeps 1..100). */
+function querySchema(name: string, schema: Json): Json {
+  if (name !== 'limit') return schema;
+  const { maximum: _maximum, ...rest } = schema;
+  return { ...rest, description: `Page size (default 25); values above ${MAX_PAGE_SIZE} are clamped to ${MAX_PAGE_SIZE}.` };
+}
+
+function successResponses(op: OperationDefinition, response: TObject, components: Components, ids: ExampleSources) {
+  const status = String(successStatus(op));
+  const example = exampleOf(response, ids);
+  const content = op.responseMediaType
+    ? { [op.responseMediaType]: { schema: { type: 'string' } } }
+    : { 'application/json': { schema: components.ref(plain(response)), example } };
+  const headers = { 'x-request-id': { schema: { type: 'string' }, description: 'Equals the body\'s request_id.' } };
+  const responses: Json = {
+    [status]: { description: 'Success; the body is the same as the MCP tool result.', headers, content },
   };
+  if (op.kind === 'create') {
+    responses['200'] = {
+      description: 'Idempotent replay (same idempotency_key and input): the record the first call created, in its current state.',
+      headers: { ...headers, 'idempotent-replayed': { schema: { type: 'string', enum: ['true'] } } },
+      content,
+    };
+  }
+  if (op.upsert) {
+    responses['201'] = { description: 'Created: no record had this key yet.', headers, content };
+    responses['200'] = { description: 'Updated: the existing record with this key.', headers, content };
+  }
+  return responses;
+}
+
+function operationObject(route: RestRoute, registry: Registry, components: Components, idOf: ExampleSources['ids']) {
+  const op = route.operation;
+  const response = registry.responses.get(op.name)!;
+  const ids: ExampleSources = { ids: idOf, fields: resourceFieldExamples(plain(response)) };
+  const input = plain(op.input) as { properties: Record<string, Json>; required?: string[] };
   const inPath = pathParams(route.path);
   const required = new Set(input.required ?? []);
-  const parameters: Record<string, unknown>[] = inPath.map((name) => ({
+  const parameters: Json[] = inPath.map((name) => ({
     name,
     in: 'path',
     required: true,
     schema: input.properties[name] ?? { type: 'string' },
+    example: exampleOf(input.properties[name] ?? { type: 'string' }, ids, name),
   }));
   const bodyProperties = Object.fromEntries(
     Object.entries(input.properties).filter(([name]) => !inPath.includes(name)),
@@ -31,7 +99,7 @@ function operationObject(route: RestRoute) {
   // A deprecated sharer that claims calls with a wider REST body (rest.input) adds its fields to the route.
   const claimants = route.shared.filter((d) => d.rest.when && d.rest.input);
   for (const claimant of claimants) {
-    const extra = plain(claimant.rest.input!) as { properties: Record<string, Record<string, unknown>> };
+    const extra = plain(claimant.rest.input!) as { properties: Record<string, Json> };
     for (const [name, schema] of Object.entries(extra.properties)) {
       if (!inPath.includes(name) && !(name in bodyProperties)) bodyProperties[name] = schema;
     }
@@ -39,15 +107,22 @@ function operationObject(route: RestRoute) {
   const usesQuery = route.method === 'GET' || route.method === 'DELETE';
   if (usesQuery) {
     for (const [name, schema] of Object.entries(bodyProperties)) {
+      const example = required.has(name) || name === 'limit' ? exampleOf(schema, ids, name) : undefined;
       parameters.push({
         name,
         in: 'query',
         required: required.has(name),
-        description: schema.description,
-        schema,
+        ...(schema.description ? { description: schema.description } : {}),
+        schema: querySchema(name, schema),
+        ...(example !== undefined ? { example } : {}),
       });
     }
   }
+  const bodyRequired = [...required].filter((name) => !inPath.includes(name));
+  const body: Json = { type: 'object', additionalProperties: false, properties: bodyProperties };
+  if (bodyRequired.length) body.required = bodyRequired;
+  // A PATCH changes something: every one refuses a body without a field to change.
+  if (route.method === 'PATCH') body.minProperties = 1;
   const shared = route.shared.map((d) => d.name);
   const description = [
     op.description,
@@ -57,55 +132,24 @@ function operationObject(route: RestRoute) {
   ]
     .filter(Boolean)
     .join('\n\n');
-  const success = op.kind === 'create' ? '201' : '200';
   return {
     operationId: op.name,
     summary: op.summary,
     description,
     tags: [op.module],
-    deprecated: Boolean(op.deprecated) || undefined,
+    ...(op.deprecated ? { deprecated: true } : {}),
     security: [{ bearer: [] }],
-    parameters,
+    ...(parameters.length ? { parameters } : {}),
     ...(!usesQuery
       ? {
           requestBody: {
-            required: [...required].some((name) => !inPath.includes(name)),
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: bodyProperties,
-                  required: [...required].filter((name) => !inPath.includes(name)),
-                },
-              },
-            },
+            required: bodyRequired.length > 0 || route.method === 'PATCH',
+            content: { 'application/json': { schema: body, example: exampleOf(body, ids, '', true) } },
           },
         }
       : {}),
     responses: {
-      [success]: {
-        description: 'Success; the body is the same as the MCP tool result.',
-        headers: { 'x-request-id': { schema: { type: 'string' } } },
-        content: op.responseMediaType
-          ? { [op.responseMediaType]: { schema: { type: 'string' } } }
-          : {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: [op.responseKey, 'request_id'],
-                  properties: {
-                    [op.responseKey]: {},
-                    request_id: { type: 'string' },
-                    ...(op.input.properties.cursor ? { next_cursor: { type: 'string' } } : {}),
-                  },
-                },
-              },
-            },
-      },
-      ...(op.kind === 'create'
-        ? { '200': { description: 'Idempotent replay: the record created by the first attempt.' } }
-        : {}),
+      ...successResponses(op, response, components, ids),
       '400': errorResponse,
       '401': errorResponse,
       '402': errorResponse,
@@ -118,13 +162,29 @@ function operationObject(route: RestRoute) {
   };
 }
 
+/** Example IDs by field name, from the record types' own ID examples (contact_id -> con_..., ticket_id too). */
+function idExamples(registry: Registry): ExampleSources['ids'] {
+  const byType = new Map<string, string>();
+  for (const recordType of registry.recordTypes.values()) {
+    const example = (recordType.schema?.properties.id as Json | undefined)?.examples?.[0];
+    if (typeof example === 'string') byType.set(recordType.type, example);
+  }
+  return (field) => {
+    const type = field.replace(/_id$/, '');
+    return byType.get(type) ?? [...byType].find(([name]) => name.endsWith(`_${type}`))?.[1];
+  };
+}
+
 /** OpenAPI 3.1, generated from the registry: the same schemas tools/list publishes. */
 export function buildOpenApi(registry: Registry, config: Config) {
+  const components = new Components();
+  const ids = idExamples(registry);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = operationObject(route);
+    paths[route.path]![route.method.toLowerCase()] = operationObject(route, registry, components, ids);
   }
+  components.ref(plain(ErrorEnvelope));
   return {
     openapi: '3.1.0',
     info: {
@@ -132,50 +192,20 @@ export function buildOpenApi(registry: Registry, config: Config) {
       version: '1.0.0',
       description:
         'REST surface of wos. Every operation is also an MCP tool at /mcp with the same input schema and the same result body.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: config.publicUrl }],
-    tags: [...new Set(registry.operations.map((op) => op.module))].map((name) => ({ name })),
+    tags: [...new Set(registry.operations.map((op) => op.module))].map((name) => ({
+      name,
+      description: `Operations of the ${name.replace(/_/g, ' ')} module.`,
+    })),
     paths,
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A workspace API key (wos_sk_...).' },
       },
-      schemas: {
-        ErrorEnvelope: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message', 'request_id', 'docs_url'],
-              properties: {
-                code: { type: 'string', enum: Object.keys(errorCatalogue) },
-                message: { type: 'string' },
-                request_id: { type: 'string' },
-                docs_url: { type: 'string', format: 'uri' },
-                field_errors: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: { field: { type: 'string' }, message: { type: 'string' } },
-                    required: ['field', 'message'],
-                  },
-                },
-                required_scope: { type: 'string' },
-                retry_after_seconds: { type: 'integer' },
-                idempotency_key: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-      responses: {
-        Error: {
-          description: 'An error; see /docs/api/errors for every code.',
-          headers: { 'x-request-id': { schema: { type: 'string' } } },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-        },
-      },
+      schemas: components.schemas,
+      responses: { Error: errorResponseComponent },
     },
   };
 }
