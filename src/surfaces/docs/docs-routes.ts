@@ -10,19 +10,20 @@ const swaggerUiDir: string = require('swagger-ui-dist').getAbsoluteFSPath();
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function referencePage(): string {
+/** A Swagger UI page over one OpenAPI document: the workspace API (/docs) or the operator API (/docs/admin). */
+function referencePage(title: string, specUrl: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8"><title>wos API reference</title>
+<meta charset="utf-8"><title>${title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
-<p style="font-family:sans-serif;margin:1em">Error codes: <a href="/docs/api/errors">/docs/api/errors</a> &middot; OpenAPI: <a href="/openapi.json">/openapi.json</a> &middot; MCP endpoint: <code>/mcp</code></p>
+<p style="font-family:sans-serif;margin:1em">Error codes: <a href="/docs/api/errors">/docs/api/errors</a> &middot; Workspace API: <a href="/docs">/docs</a> (<a href="/openapi.json">/openapi.json</a>) &middot; Operator API: <a href="/docs/admin">/docs/admin</a> (<a href="/admin/openapi.json">/admin/openapi.json</a>) &middot; MCP endpoint: <code>/mcp</code></p>
 <div id="reference"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true });</script>
+<script>window.ui = SwaggerUIBundle({ url: '${specUrl}', dom_id: '#reference', deepLinking: true });</script>
 </body>
 </html>`;
 }
@@ -53,8 +54,10 @@ ${rows}
 
 export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
   await app.register(fastifyStatic, { root: swaggerUiDir, prefix: '/docs/assets/', decorateReply: false, index: false });
-  const reference = referencePage();
+  const reference = referencePage('wos API reference', '/openapi.json');
+  const adminReference = referencePage('wos operator API reference', '/admin/openapi.json');
   const errors = errorsPage();
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(reference));
+  app.get('/docs/admin', async (_request, reply) => reply.type('text/html; charset=utf-8').send(adminReference));
   app.get('/docs/api/errors', async (_request, reply) => reply.type('text/html; charset=utf-8').send(errors));
 }

@@ -65,9 +65,11 @@ function successResponses(op: OperationDefinition, response: TObject, components
   const responses: Json = {
     [status]: { description: 'Success; the body is the same as the MCP tool result.', headers, content },
   };
-  if (op.kind === 'create') {
+  if (op.kind === 'create' || op.starts) {
     responses['200'] = {
-      description: 'Idempotent replay (same idempotency_key and input): the record the first call created, in its current state.',
+      description: op.starts
+        ? 'Idempotent replay (same idempotency_key and input): the run the first call started, in its current state.'
+        : 'Idempotent replay (same idempotency_key and input): the record the first call created, in its current state.',
       headers: { ...headers, 'idempotent-replayed': { schema: { type: 'string', enum: ['true'] } } },
       content,
     };
