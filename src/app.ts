@@ -11,7 +11,7 @@ import { createUsageRecorder } from './core/usage-recorder.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { startWorker, type Worker } from './jobs/worker.ts';
+import { createQueueBackend, startWorker, type Worker } from './jobs/worker.ts';
 import { buildRegistry, type Registry } from './registry.ts';
 import { registerAdminRoutes } from './surfaces/admin/admin-routes.ts';
 import { registerAssetContentRoutes } from './surfaces/assets/asset-content-routes.ts';
@@ -63,6 +63,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     registry: options.registry ?? buildRegistry(),
     logger,
     usage: createUsageRecorder(database.transaction, logger),
+    // Every node enqueues (inside its calls' transactions); only a node with its worker on runs jobs.
+    jobs: createQueueBackend({ db: database.db, dialect: database.dialect, config, clock, logger }),
   };
 
   // Typed as the default instance so route modules need not carry pino's logger type.

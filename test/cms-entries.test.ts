@@ -112,7 +112,7 @@ describe('entry fields', () => {
         { field: 'fields.price', message: 'must be of type number' },
         { field: 'fields.in_stock', message: 'must be of type boolean' },
         { field: 'fields.labels[1]', message: 'must be of type string' },
-        { field: 'fields.launch', message: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time' },
+        { field: 'fields.launch', message: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time, from 1900 to 9999' },
         { field: 'fields.homepage', message: 'must be a valid uri' },
       ]),
     );

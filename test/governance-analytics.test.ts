@@ -180,7 +180,7 @@ describe('validate_event', () => {
         { field: 'properties.plan_tier', message: 'must be one of: free, pro, team' },
         { field: 'properties.coupon', message: 'must match the pattern ^[A-Z]{4}-\\d{2}$' },
         { field: 'properties.seats', message: 'must be of type integer' },
-        { field: 'properties.renewed_at', message: 'must be an ISO 8601 date-time' },
+        { field: 'properties.renewed_at', message: 'must be an ISO 8601 date-time from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z' },
         { field: 'properties.referrer', message: 'is not a property of this event' },
       ]),
     );

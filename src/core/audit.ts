@@ -13,6 +13,32 @@ export interface AuditWrite {
   surface: Surface;
   tool: string;
   defaultAction: string;
+  /** What caused a system action: the run of a worker call, the delivery of a job. */
+  causedBy?: string;
+}
+
+/**
+ * The audit write of work the service does by itself, outside any call (a job disabling an endpoint): actor
+ * system, surface system, a request ID of its own, and what caused it.
+ */
+export function systemWrite(fields: {
+  workspaceId: string;
+  occurredAt: string;
+  actorName: string;
+  tool: string;
+  defaultAction: string;
+  causedBy: string;
+}): AuditWrite {
+  return {
+    workspaceId: fields.workspaceId,
+    requestId: newId('req'),
+    occurredAt: fields.occurredAt,
+    actor: { type: 'system', credentialId: null, name: fields.actorName },
+    surface: 'system',
+    tool: fields.tool,
+    defaultAction: fields.defaultAction,
+    causedBy: fields.causedBy,
+  };
 }
 
 export function auditRow(write: AuditWrite, entry: AuditEntry): AuditEventsTable {
@@ -31,6 +57,8 @@ export function auditRow(write: AuditWrite, entry: AuditEntry): AuditEventsTable
     target_id: entry.targetId,
     status: entry.status ?? 'succeeded',
     changed_fields: JSON.stringify(entry.changedFields ?? []),
+    on_behalf_of: write.actor.onBehalfOf ?? null,
+    caused_by: write.causedBy ?? null,
   };
 }
 
@@ -49,6 +77,8 @@ const insertAuditRows = reusableInsert<AuditEventsTable>('audit_events', [
   'target_id',
   'status',
   'changed_fields',
+  'on_behalf_of',
+  'caused_by',
 ]);
 
 export async function insertAuditEvents(db: Kysely<DB>, rows: AuditEventsTable[]): Promise<void> {
@@ -60,7 +90,12 @@ export function toAuditResource(row: AuditEventsTable) {
     id: row.id,
     request_id: row.request_id,
     occurred_at: row.occurred_at,
-    actor: { type: row.actor_type, credential_id: row.actor_credential_id, name: row.actor_name },
+    actor: {
+      type: row.actor_type,
+      credential_id: row.actor_credential_id,
+      name: row.actor_name,
+      on_behalf_of: row.on_behalf_of ?? null,
+    },
     surface: row.surface,
     tool: row.tool,
     action: row.action,
@@ -68,6 +103,7 @@ export function toAuditResource(row: AuditEventsTable) {
     target_id: row.target_id,
     status: row.status,
     changed_fields: JSON.parse(row.changed_fields) as string[],
+    caused_by: row.caused_by ?? null,
   };
 }
 

@@ -50,28 +50,30 @@ export function isModuleEnabled(workspace: Workspace, module: string): boolean {
   return workspace.modules[module] !== false;
 }
 
+const principalColumns = [
+  'c.id as credential_id',
+  'c.kind',
+  'c.name as credential_name',
+  'c.scopes',
+  'c.token_hash',
+  'w.id',
+  'w.name',
+  'w.modules',
+  'w.mcp_auth_methods',
+  'w.rate_limit_per_minute',
+  'w.credit_units',
+  'w.monthly_cap_units',
+  'w.entitlements',
+  'w.created_at',
+  'w.updated_at',
+  'w.deleted_at',
+] as const;
+
 const credentialLookup = reusableQuery((db) =>
   db
     .selectFrom('credentials as c')
     .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
-    .select([
-      'c.id as credential_id',
-      'c.kind',
-      'c.name as credential_name',
-      'c.scopes',
-      'c.token_hash',
-      'w.id',
-      'w.name',
-      'w.modules',
-      'w.mcp_auth_methods',
-      'w.rate_limit_per_minute',
-      'w.credit_units',
-      'w.monthly_cap_units',
-      'w.entitlements',
-      'w.created_at',
-      'w.updated_at',
-      'w.deleted_at',
-    ])
+    .select(principalColumns)
     .where('c.token_hash', '=', '')
     .where('c.revoked_at', 'is', null),
 );
@@ -91,16 +93,39 @@ export async function authenticate(
   const [row] = await credentialLookup(db, [hash]);
   if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null) throw fail('workspace_not_found');
 
-  const workspace = toWorkspace(row);
-  const credential: Credential = {
-    id: row.credential_id,
-    kind: row.kind,
-    name: row.credential_name,
-    scopes: new Set(JSON.parse(row.scopes) as string[]),
-  };
+  const { workspace, credential } = toPrincipal(row);
   if (surface === 'rest' && credential.kind !== 'api_key') {
     throw fail('credential_not_allowed', { message: 'REST takes API keys (wos_sk_...); MCP tokens are for /mcp.' });
   }
   if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(credential.kind)) throw fail('mcp_auth_method_not_allowed');
   return { workspace, credential };
+}
+
+function toPrincipal(row: Awaited<ReturnType<typeof credentialLookup>>[number]): Principal {
+  return {
+    workspace: toWorkspace(row),
+    credential: {
+      id: row.credential_id,
+      kind: row.kind,
+      name: row.credential_name,
+      scopes: new Set(JSON.parse(row.scopes) as string[]),
+    },
+  };
+}
+
+/**
+ * The principal of a worker call, loaded when the call runs (not when it was scheduled): a credential revoked
+ * since, or a deleted workspace, fails as workspace_not_found, as the credential's own call would.
+ */
+export async function loadPrincipal(db: Kysely<DB>, workspaceId: string, credentialId: string): Promise<Principal> {
+  const row = await db
+    .selectFrom('credentials as c')
+    .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
+    .select(principalColumns)
+    .where('c.workspace_id', '=', workspaceId)
+    .where('c.id', '=', credentialId)
+    .where('c.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || row.deleted_at !== null) throw fail('workspace_not_found');
+  return toPrincipal(row);
 }

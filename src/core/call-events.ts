@@ -1,6 +1,10 @@
+import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import { reusableInsert } from '../db/reusable-query.ts';
 import type { CallEventsTable, DB } from '../db/tables.ts';
+import type { Principal } from './auth.ts';
+import { newId } from './ids.ts';
+import type { Call } from './run-operation.ts';
 
 const insertCallEvents = reusableInsert<CallEventsTable>('call_events', [
   'workspace_id',
@@ -17,9 +21,37 @@ const insertCallEvents = reusableInsert<CallEventsTable>('call_events', [
   'duration_ms',
   'units',
   'billed_units',
+  'caused_by',
 ]);
 
-/** One row per REST or MCP call: the usage event and the API request / MCP tool call event at once. */
+const KINDS = { rest: 'api_request', mcp: 'mcp_tool_call', worker: 'worker_call' } as const;
+
+/** The call event of a pipeline call: billed unless it failed; a worker call names the run that caused it. */
+export function callEventRow(
+  call: Pick<Call, 'surface' | 'requestId' | 'route' | 'method' | 'onBehalfOf'>,
+  principal: Principal,
+  outcome: { occurredAt: string; status: number; error?: string; started: number },
+): CallEventsTable {
+  return {
+    workspace_id: principal.workspace.id,
+    id: newId('call'),
+    request_id: call.requestId,
+    occurred_at: outcome.occurredAt,
+    kind: KINDS[call.surface],
+    route: call.route,
+    method: call.method,
+    credential_id: principal.credential.id,
+    credential_path: `${call.surface}/${principal.credential.kind}`,
+    http_status: outcome.status,
+    error_code: outcome.error ?? null,
+    duration_ms: Math.round(performance.now() - outcome.started),
+    units: 1,
+    billed_units: outcome.error ? 0 : 1,
+    caused_by: call.onBehalfOf?.causedBy ?? null,
+  };
+}
+
+/** One row per REST, MCP or worker call: the usage event and the request / tool call event at once. */
 export async function insertCallEvent(db: Kysely<DB>, ...rows: CallEventsTable[]): Promise<void> {
   await insertCallEvents(db, rows);
 }
@@ -39,6 +71,7 @@ export function toCallEventResource(row: CallEventsTable) {
     duration_ms: Number(row.duration_ms),
     units: Number(row.units),
     billed_units: Number(row.billed_units),
+    caused_by: row.caused_by ?? null,
   };
 }
 

@@ -2,15 +2,20 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
+import type { EnqueueOptions } from '../jobs/types.ts';
 import type { Clock } from './clock.ts';
 import type { DomainEventType } from './module.ts';
+import type { Run } from './run-resource.ts';
+import type { StartRunOptions } from './runs.ts';
 
-export type Surface = 'rest' | 'mcp' | 'admin' | 'cli' | 'system';
+export type Surface = 'rest' | 'mcp' | 'admin' | 'cli' | 'system' | 'worker';
 
 export interface Actor {
   type: 'api_key' | 'mcp_token' | 'operator' | 'system';
   credentialId: string | null;
   name: string;
+  /** A system actor calling on a caller's behalf (surface worker): that caller's credential ID. */
+  onBehalfOf?: string;
 }
 
 export interface AuditEntry {
@@ -61,4 +66,11 @@ export interface OperationContext {
   emit(event: DomainEvent): void;
   /** Loads a record of a registered type in this workspace; throws resource_not_found when absent. */
   requireRecord(type: string, id: string): Promise<Record<string, unknown>>;
+  /** Enqueues a job through this call's transaction (writes): it exists exactly when the call commits. */
+  enqueue(name: string, payload: unknown, options?: Omit<EnqueueOptions, 'db'>): Promise<string | null>;
+  /**
+   * For an operation declared with `starts`: writes its run (queued) and enqueues its job in this call's
+   * transaction, and records the audit event. Return the run under responseKey, with createdId: run.id.
+   */
+  startRun(options?: StartRunOptions): Promise<Run>;
 }

@@ -67,6 +67,12 @@ export interface OperationSpec<P extends TProperties> {
   heavy?: boolean | ((input: Static<TObject<P>>) => boolean);
   /** For creates: the record type created, which scopes idempotency keys, replays and entitlements. */
   creates?: string;
+  /**
+   * The operation starts long-running work instead of finishing it: its handler calls ctx.startRun(), which
+   * writes a run of this type (queued) and enqueues this job in the call's transaction. The call answers
+   * 202 with the run under responseKey; an idempotency_key replays the same run (200). See runs.ts.
+   */
+  starts?: { runType: string; job: string };
   /** Creates or updates by a natural key: 201 when it created the record, 200 when it changed one. */
   upsert?: boolean;
   /** Not in the specification's tool reference: an extension of this service. */
@@ -117,6 +123,7 @@ const dryRun = Type.Boolean({ default: false, description: 'Preview the change w
  */
 export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
   if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
+  if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
   const heavy = spec.heavy;
   const withWriteFields = (schema: TObject): TObject => {
     const properties: TProperties = { ...schema.properties };

@@ -11,22 +11,24 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db/tables.ts';
+import type { QueueBackend } from '../jobs/types.ts';
 import type { Registry } from '../registry.ts';
 import { auditRow, insertAuditEvents } from './audit.ts';
-import { authenticate, isModuleEnabled, type Principal } from './auth.ts';
+import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
 import { checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
-import { insertCallEvent } from './call-events.ts';
+import { callEventRow, insertCallEvent } from './call-events.ts';
 import type { Clock } from './clock.ts';
 import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
 import type { OperationDefinition, OperationResult } from './define-operation.ts';
 import { asServiceError, fail, notFound, type ServiceError, validationFailed } from './errors.ts';
 import { bindKey, claimKey, fingerprint } from './idempotency.ts';
-import { newId } from './ids.ts';
 import { insertOutboxEvents, outboxRow } from './outbox.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { loadRecord } from './record-types.ts';
+import { toRunResource } from './run-resource.ts';
+import { requireRun, startOperationRun } from './runs.ts';
 import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
 import { toFieldErrors } from './schema.ts';
 
@@ -38,13 +40,15 @@ export interface PipelineDeps {
   registry: Registry;
   logger: Logger;
   usage: UsageRecorder;
+  /** The job queue of this node: jobs are enqueued through a call's transaction (ctx.enqueue, ctx.startRun). */
+  jobs: QueueBackend;
 }
 
 /** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
 export const MALFORMED_JSON = Symbol('malformed-json');
 
 export interface Call {
-  surface: 'rest' | 'mcp';
+  surface: 'rest' | 'mcp' | 'worker';
   requestId: string;
   /** Route template (POST /v1/contacts) or tool name, for the call event. */
   route: string;
@@ -59,6 +63,8 @@ export interface Call {
   principal?: Principal;
   /** /mcp?modules=... narrows the callable tools. */
   moduleFilter?: ReadonlySet<string>;
+  /** A worker call (run-on-behalf.ts): the credential it acts for, loaded and checked when the call runs. */
+  onBehalfOf?: { workspaceId: string; credentialId: string; actorName: string; causedBy?: string };
 }
 
 export type CallOutcome =
@@ -83,8 +89,14 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
   let principal: Principal | undefined;
   const db = deps.database.db;
   try {
-    // 1-2. authenticate, workspace (one lookup: credential, its workspace, the surface's credential policy)
-    principal = call.principal ?? (await authenticate(db, call.authorization, call.surface));
+    // 1-2. authenticate, workspace (one lookup: credential, its workspace, the surface's credential policy);
+    // a worker call loads the credential it acts for, as it is now
+    const worker = call.onBehalfOf;
+    principal =
+      call.principal ??
+      (worker
+        ? await loadPrincipal(db, worker.workspaceId, worker.credentialId)
+        : await authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'));
     const { workspace, credential } = principal;
 
     // 3. tool: the name must be registered (and inside /mcp?modules=)
@@ -146,18 +158,31 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     // 9. transaction: idempotency, handler, and every side effect of the call commit together
     const nowIso = now.toISOString();
-    const actor: Actor = { type: credential.kind, credentialId: credential.id, name: credential.name };
+    const actor: Actor = worker
+      ? { type: 'system', credentialId: null, name: worker.actorName, onBehalfOf: credential.id }
+      : { type: credential.kind, credentialId: credential.id, name: credential.name };
     const audits: AuditEntry[] = [];
     const events: DomainEvent[] = [];
     const dryRun = op.dryRun && input.dry_run === true;
     // A heavy read's handler queries the heavy-read connections (off the main thread, with a time limit).
     const heavy = op.heavy(input);
-    const idempotencyKey =
-      op.kind === 'create' && creates ? (input.idempotency_key as string | undefined) : undefined;
+    // Creates and run starts honour idempotency keys, scoped to the record type or the run type.
+    const keyScope = op.starts ? `run:${op.starts.runType}` : op.kind === 'create' ? creates?.type : undefined;
+    const idempotencyKey = keyScope ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
 
     const callEvent = (status: number): CallEventsTable =>
-      callEventRow(call, { workspace, credential }, { occurredAt: nowIso, status, started });
+      callEventRow(call, principal!, { occurredAt: nowIso, status, started });
+    // What ctx.startRun records with a run: the call that started it.
+    const runFields = {
+      workspaceId: workspace.id,
+      requestId: call.requestId,
+      credentialId: credential.id,
+      surface: call.surface,
+      now: nowIso,
+      input,
+      audit: (entry: AuditEntry) => audits.push(entry),
+    };
 
     const context = (trx: typeof db, executor = heavy ? deps.database.heavy : trx): OperationContext => ({
       db: executor,
@@ -189,6 +214,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         if (!record) throw notFound(type.replace(/_/g, ' '));
         return record;
       },
+      enqueue: (name, payload, options) => deps.jobs.enqueue(name, payload, { ...options, db: trx }),
+      startRun: (options = {}) => startOperationRun(trx, deps.jobs, op, runFields, options),
     });
 
     const execute = async (trx: typeof db): Promise<{ result: OperationResult; status: number }> => {
@@ -196,7 +223,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
       let result: OperationResult | undefined;
       const claim = idempotencyKey
-        ? { workspaceId: workspace.id, resourceType: creates!.type, key: idempotencyKey }
+        ? { workspaceId: workspace.id, resourceType: keyScope!, key: idempotencyKey }
         : undefined;
       if (claim) {
         const outcome = await claimKey(trx, {
@@ -205,7 +232,11 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
           fingerprint: fingerprint(op.name, input),
           now: nowIso,
         });
-        if (outcome.state === 'replay') {
+        if (outcome.state === 'replay' && op.starts) {
+          const run = toRunResource(await requireRun(trx, workspace.id, outcome.resourceId));
+          result = { body: { [op.responseKey]: run }, createdId: run.id };
+          replayed = true;
+        } else if (outcome.state === 'replay') {
           const record = await loadRecord(trx, workspace.id, creates!, outcome.resourceId, nowIso);
           if (!record) throw notFound(creates!.type);
           const body = op.replay ? await op.replay(ctx, record) : { [creates!.key]: record };
@@ -231,6 +262,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         surface: call.surface,
         tool: op.name,
         defaultAction: op.kind,
+        causedBy: worker?.causedBy,
       };
       const auditRows: AuditEventsTable[] = audits.map((entry) => auditRow(write, entry));
       const outboxRows: OutboxEventsTable[] = events.map((e) =>
@@ -316,27 +348,4 @@ function recordFailedCall(
   deps.usage.record(
     callEventRow(call, principal, { occurredAt, status: error.status, error: error.code, started }),
   );
-}
-
-function callEventRow(
-  call: Call,
-  principal: Principal,
-  outcome: { occurredAt: string; status: number; error?: string; started: number },
-): CallEventsTable {
-  return {
-    workspace_id: principal.workspace.id,
-    id: newId('call'),
-    request_id: call.requestId,
-    occurred_at: outcome.occurredAt,
-    kind: call.surface === 'rest' ? 'api_request' : 'mcp_tool_call',
-    route: call.route,
-    method: call.method,
-    credential_id: principal.credential.id,
-    credential_path: `${call.surface}/${principal.credential.kind}`,
-    http_status: outcome.status,
-    error_code: outcome.error ?? null,
-    duration_ms: Math.round(performance.now() - outcome.started),
-    units: 1,
-    billed_units: outcome.error ? 0 : 1,
-  };
 }

@@ -36,3 +36,44 @@ describe('strict validation', () => {
     expect(query.count).toBe(3);
   });
 });
+
+describe('date and date-time inputs', () => {
+  const schema = Strict({
+    at: Type.Optional(Type.String({ format: 'date-time' })),
+    day: Type.Optional(Type.String({ format: 'date' })),
+  });
+
+  it('accept instants from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z, in bodies and query strings', () => {
+    const { strict, coercing } = compileSchema(schema);
+    for (const validate of [strict, coercing]) {
+      for (const at of [
+        '1900-01-01T00:00:00Z',
+        '1899-12-31T23:00:00-01:00',
+        '9999-12-31T23:59:59.999Z',
+        '2026-01-01T10:00:00+0100',
+      ]) {
+        expect(validate({ at }), at).toBe(true);
+      }
+      for (const day of ['1900-01-01', '9999-12-31']) expect(validate({ day }), day).toBe(true);
+      for (const at of [
+        '0001-01-01T00:00:00Z',
+        '1899-12-31T23:59:59Z',
+        '9999-12-31T23:59:59-00:01',
+        '2026-06-30T23:59:60Z',
+        '2026-01-01T10:00:00+01',
+      ]) {
+        expect(validate({ at }), at).toBe(false);
+        expect(toFieldErrors(validate.errors)).toEqual([
+          {
+            field: 'at',
+            message: 'must be a valid date-time from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z',
+          },
+        ]);
+      }
+      expect(validate({ day: '1899-12-31' })).toBe(false);
+      expect(toFieldErrors(validate.errors)).toEqual([
+        { field: 'day', message: 'must be a valid date from 1900-01-01 to 9999-12-31' },
+      ]);
+    }
+  });
+});

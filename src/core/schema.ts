@@ -7,7 +7,7 @@ import {
   type TUnsafe,
   Type,
 } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { type FieldError, validationFailed } from './errors.ts';
 
@@ -32,8 +32,39 @@ function buildAjv(coerce: boolean, useDefaults = true): Ajv {
   return ajv;
 }
 
-const strictAjv = buildAjv(false);
-const coercingAjv = buildAjv(true);
+/**
+ * Every date and date-time input names an instant from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
+ * (a date: its midnight in UTC), so a four-digit UTC year is stored and no computation walks from year 1;
+ * a text JavaScript cannot read (a leap second, a "+01" offset) is refused here rather than failing later.
+ */
+export const EARLIEST_INSTANT = Date.UTC(1900, 0, 1);
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const DATE_TIME_RANGE = 'from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z';
+export const withinDateTimeRange = (instant: number): boolean =>
+  instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT; // NaN is outside
+
+/** ajv-formats with `date` and `date-time` bounded to the range above: every input validator uses it. */
+export function addInputFormats(ajv: Ajv): Ajv {
+  if (!ajv.formats['date-time']) addFormats(ajv);
+  const instants: Record<string, (text: string) => number> = {
+    'date-time': (text) => Date.parse(text),
+    date: (text) => Date.parse(`${text}T00:00:00Z`),
+  };
+  for (const [name, instant] of Object.entries(instants)) {
+    const base = ajv.formats[name] as FormatDefinition<string>;
+    const valid = base.validate as RegExp | ((text: string) => boolean);
+    const wellFormed = typeof valid === 'function' ? valid : (text: string) => valid.test(text);
+    ajv.addFormat(name, {
+      type: 'string',
+      validate: (text) => wellFormed(text) && withinDateTimeRange(instant(text)),
+      ...(base.compare ? { compare: base.compare } : {}),
+    });
+  }
+  return ajv;
+}
+
+const strictAjv = addInputFormats(buildAjv(false));
+const coercingAjv = addInputFormats(buildAjv(true));
 // Response bodies are checked, never changed: no defaults filled in.
 const responseAjv = buildAjv(false, false);
 
@@ -80,6 +111,8 @@ export function fieldPath(instancePath: string, child?: string): string {
   return out;
 }
 
+const RANGES: Record<string, string> = { 'date-time': DATE_TIME_RANGE, date: 'from 1900-01-01 to 9999-12-31' };
+
 function describe(error: ErrorObject): FieldError {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -95,8 +128,11 @@ function describe(error: ErrorObject): FieldError {
         field: fieldPath(error.instancePath) || '(body)',
         message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`,
       };
-    case 'format':
-      return { field: fieldPath(error.instancePath), message: `must be a valid ${String(params.format)}` };
+    case 'format': {
+      const format = String(params.format);
+      const range = RANGES[format] ? ` ${RANGES[format]}` : '';
+      return { field: fieldPath(error.instancePath), message: `must be a valid ${format}${range}` };
+    }
     case 'type':
       return { field: fieldPath(error.instancePath) || '(body)', message: `must be of type ${String(params.type)}` };
     default:
@@ -120,7 +156,32 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
   return out;
 }
 
+/**
+ * Every string (value or property name) in an input that holds U+0000, as field errors. No valid input
+ * needs NUL, and PostgreSQL text cannot store it: this keeps it from reaching SQL on either database.
+ */
+export function nulFieldErrors(value: unknown, path = ''): FieldError[] {
+  const here = path || '(body)';
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? [{ field: here, message: 'must not contain the NUL character (U+0000)' }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, i) => nulFieldErrors(item, `${path}[${i}]`));
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const child = path ? `${path}.${key}` : key;
+    if (!key.includes('\u0000')) return nulFieldErrors(item, child);
+    return [{ field: here, message: 'must not have a property name containing the NUL character (U+0000)' }];
+  });
+}
+
+/** Throws validation_failed when a string of the input holds U+0000. */
+export function assertNoNul(value: unknown, path = ''): void {
+  const errors = nulFieldErrors(value, path);
+  if (errors.length) throw validationFailed(errors);
+}
+
 export function assertValid<T>(validate: ValidateFunction, value: unknown): T {
+  assertNoNul(value);
   if (!validate(value)) throw validationFailed(toFieldErrors(validate.errors));
   return value as T;
 }

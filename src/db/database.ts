@@ -22,6 +22,11 @@ export interface Database {
    * processes; PostgreSQL: a small pool of its own), each query with a time limit. Never writes.
    */
   heavy: Kysely<DB>;
+  /**
+   * The heavy-read connections, where a query still running when `signal` aborts is stopped (SQLite: its
+   * worker process is killed). PostgreSQL: the heavy pool as is, bounded by its statement_timeout.
+   */
+  heavyUntil(signal: AbortSignal): Kysely<DB>;
   /** The PostgreSQL pool, for libraries that keep their own tables (shared rate-limit counters). */
   pool?: pg.Pool;
   /** Human-readable location for start-up messages (never includes a password). */
@@ -75,6 +80,7 @@ export function openDatabase(config: Config): Database {
       dialect: 'postgres',
       transaction: (work) => db.transaction().execute(work),
       heavy,
+      heavyUntil: () => heavy,
       pool,
       location: redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
       close: async () => {
@@ -92,13 +98,14 @@ export function openDatabase(config: Config): Database {
   sqlite.pragma('wal_autocheckpoint = 0');
   const checkpointer = startCheckpointer(file, createRequire(import.meta.url).resolve('better-sqlite3'));
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  const heavy = sqliteHeavyReads(file, config);
+  const { heavy, until } = sqliteHeavyReads(file, config);
   let closed = false;
   return {
     db,
     dialect: 'sqlite',
     transaction: groupCommit(db),
     heavy,
+    heavyUntil: until,
     location: file,
     close: async () => {
       if (closed) return;

@@ -24,11 +24,14 @@ function noTransactions(): Promise<never> {
   return Promise.reject(new Error('Heavy reads run outside transactions'));
 }
 
-/** A Kysely dialect whose one stateless connection hands each compiled query to the worker pool. */
-function readPoolDialect(pool: ReadPool): Dialect {
+/**
+ * A Kysely dialect whose one stateless connection hands each compiled query to the worker pool; with a
+ * signal, a query still running when it aborts is stopped.
+ */
+function readPoolDialect(pool: ReadPool, signal?: AbortSignal): Dialect {
   const connection: DatabaseConnection = {
     executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => ({
-      rows: (await pool.query(query.sql, query.parameters)) as R[],
+      rows: (await pool.query(query.sql, query.parameters, signal)) as R[],
     }),
     async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
       yield await connection.executeQuery<R>(query);
@@ -51,10 +54,20 @@ function readPoolDialect(pool: ReadPool): Dialect {
   };
 }
 
-/** SQLite: worker processes with read-only connections to the service's file. */
-export function sqliteHeavyReads(file: string, config: Config): Kysely<DB> {
+/**
+ * SQLite: worker processes with read-only connections to the service's file. `until(signal)` reads through
+ * the same workers, stopping a query when the signal aborts (a run's timeout or cancel).
+ */
+export function sqliteHeavyReads(
+  file: string,
+  config: Config,
+): { heavy: Kysely<DB>; until: (signal: AbortSignal) => Kysely<DB> } {
   const pool = createReadPool({ file, size: config.heavyReadPoolSize, timeoutMs: config.heavyReadTimeoutMs });
-  return new Kysely<DB>({ dialect: readPoolDialect(pool) });
+  return {
+    heavy: new Kysely<DB>({ dialect: readPoolDialect(pool) }),
+    // Destroying it would close the shared pool: the heavy instance owns the pool's lifetime.
+    until: (signal) => new Kysely<DB>({ dialect: readPoolDialect(pool, signal) }),
+  };
 }
 
 const QUERY_CANCELED = '57014';

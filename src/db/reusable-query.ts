@@ -24,11 +24,14 @@ export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
   };
 }
 
-/** A one-row insert into `table` with these columns, compiled once per executor; values in column order. */
+/**
+ * A one-row insert into `table` with these columns, compiled once per executor; values in column order (an
+ * optional column a row leaves out is NULL).
+ */
 export function reusableInsert<Row extends object>(table: keyof DB & string, columns: readonly (keyof Row & string)[]) {
   const sample = Object.fromEntries(columns.map((column) => [column, null]));
   const insert = reusableQuery((db) => db.insertInto(table as 'call_events').values(sample as never));
   return async (db: Kysely<DB>, rows: readonly Row[]): Promise<void> => {
-    for (const row of rows) await insert(db, columns.map((column) => row[column]));
+    for (const row of rows) await insert(db, columns.map((column) => row[column] ?? null));
   };
 }

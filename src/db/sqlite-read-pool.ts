@@ -14,7 +14,8 @@ export interface ReadPoolOptions {
 }
 
 export interface ReadPool {
-  query(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
+  /** Runs one query; when `signal` aborts, a waiting query is dropped and a running one's worker is killed. */
+  query(sql: string, parameters: readonly unknown[], signal?: AbortSignal): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -126,10 +127,26 @@ export function createReadPool(options: ReadPoolOptions): ReadPool {
   }
 
   return {
-    query: (sql, parameters) =>
+    query: (sql, parameters, signal) =>
       new Promise<unknown[]>((resolve, reject) => {
         if (closed) return reject(new Error('The heavy-read pool is closed'));
-        waiting.push({ sql, parameters, resolve, reject });
+        if (signal?.aborted) return reject(signal.reason);
+        const job: Job = { sql, parameters, resolve, reject };
+        waiting.push(job);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const index = waiting.indexOf(job);
+            if (index >= 0) {
+              waiting.splice(index, 1);
+              reject(signal.reason);
+              return;
+            }
+            const reader = [...readers].find((r) => r.job === job);
+            if (reader) retire(reader, signal.reason);
+          },
+          { once: true },
+        );
         pump();
       }),
     close: async () => {

@@ -52,7 +52,7 @@ export interface CallEventsTable {
   id: string;
   request_id: string;
   occurred_at: string;
-  kind: 'api_request' | 'mcp_tool_call';
+  kind: 'api_request' | 'mcp_tool_call' | 'worker_call';
   route: string;
   method: string;
   credential_id: string | null;
@@ -62,6 +62,8 @@ export interface CallEventsTable {
   duration_ms: number;
   units: number;
   billed_units: number;
+  /** A worker call: the run that caused it. */
+  caused_by?: string | null;
 }
 
 export interface AuditEventsTable {
@@ -72,13 +74,17 @@ export interface AuditEventsTable {
   actor_type: 'api_key' | 'mcp_token' | 'operator' | 'system';
   actor_credential_id: string | null;
   actor_name: string;
-  surface: 'rest' | 'mcp' | 'admin' | 'cli' | 'system';
+  surface: 'rest' | 'mcp' | 'admin' | 'cli' | 'system' | 'worker';
   tool: string;
   action: string;
   target_type: string;
   target_id: string;
   status: string;
   changed_fields: string;
+  /** A system actor working for a caller (a worker call): that caller's credential. */
+  on_behalf_of?: string | null;
+  /** What caused a system action: the run of a worker call, the delivery that disabled an endpoint. */
+  caused_by?: string | null;
 }
 
 export interface OutboxEventsTable {
@@ -91,6 +97,34 @@ export interface OutboxEventsTable {
   target_id: string | null;
   payload: string;
   published_at: string | null;
+}
+
+/** Long-running work (src/core/runs.ts): written with its job, moved through its states by the job. */
+export interface RunsTable {
+  workspace_id: string;
+  id: string;
+  run_type: string;
+  module: string;
+  /** The operation that started it. */
+  operation: string;
+  job_name: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled';
+  /** manual (a REST or MCP call), worker, schedule, ... */
+  trigger: string;
+  /** JSON object: what the run was asked to do, small. */
+  input_summary: string;
+  attempts: number;
+  queued_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  result_ref: string | null;
+  request_id: string;
+  /** The credential on whose behalf it runs. */
+  credential_id: string | null;
+  updated_at: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -117,6 +151,7 @@ export interface PlatformTables {
   audit_events: AuditEventsTable;
   outbox_events: OutboxEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  runs: RunsTable;
   billing_usage: BillingUsageTable;
 }
 

@@ -1,9 +1,13 @@
 // The jobs interface on pg-boss 10 for PostgreSQL installations: several nodes share the queues, and
 // pg-boss (SKIP LOCKED fetches, expiry, retries) decides which node runs a job.
 import { createHash } from 'node:crypto';
+import { CompiledQuery, type Kysely } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
+import type { PipelineDeps } from '../core/run-operation.ts';
+import type { DB } from '../db/tables.ts';
 import type { EnqueueOptions, JobDefinition, JobEnv, QueueBackend } from './types.ts';
+import { DEFAULT_JOB_TIMEOUT_SECONDS, runAttempt } from './types.ts';
 
 /** pg-boss keeps its tables in a schema of its own, derived from the service's schema when one is set. */
 export function jobsSchema(config: Config): string {
@@ -18,6 +22,16 @@ export function keyToUuid(name: string, key: string): string {
 }
 
 const LOOPS = 4;
+
+/** pg-boss's `db` option over a Kysely transaction: its insert then commits or rolls back with the caller. */
+function throughTransaction(trx: Kysely<DB>) {
+  return {
+    executeSql: async (text: string, values: unknown[]) => {
+      const result = await trx.executeQuery(CompiledQuery.raw(text, values));
+      return { rows: result.rows };
+    },
+  };
+}
 
 export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
   const { config, clock, logger } = base;
@@ -44,22 +58,25 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
       const id = await boss.send(name, (payload ?? {}) as object, {
         ...(options.key ? { id: keyToUuid(name, options.key) } : {}),
         ...(delayMs > 0 ? { startAfter: new Date(Date.now() + delayMs) } : {}),
+        ...(options.db ? { db: throughTransaction(options.db) } : {}),
       });
-      if (id && delayMs === 0) for (const worker of workers.get(name) ?? []) boss.notifyWorker(worker);
+      // A job inserted in a transaction is invisible until the commit: the workers' polling finds it then.
+      if (id && delayMs === 0 && !options.db) for (const worker of workers.get(name) ?? []) boss.notifyWorker(worker);
       return id;
     },
 
-    async start(definitions: JobDefinition[]): Promise<void> {
+    async start(definitions: JobDefinition[], pipeline?: PipelineDeps): Promise<void> {
       await boss.start();
       started = true;
-      const env: JobEnv = { ...base, queue };
+      const env: JobEnv = { ...base, queue, pipeline };
       for (const definition of definitions) {
         await boss.createQueue(definition.name, {
           name: definition.name,
           retryLimit: definition.retryLimit ?? 3,
           retryDelay: definition.retryDelaySeconds ?? 5,
           retryBackoff: true,
-          expireInSeconds: 5 * 60,
+          // pg-boss expires (and retries) an attempt only after our own timeout has had time to end it.
+          expireInSeconds: Math.ceil(definition.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS) + 60,
         });
         // Several fetch loops per queue: a slow receiver holds one loop, not the node's whole queue. A loop
         // that just finished a job fetches again at once instead of waiting for its polling interval.
@@ -72,9 +89,11 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
             async ([job]) => {
               if (!job) return;
               try {
-                await definition.run(
-                  { id: job.id, name: job.name, payload: job.data, attempt: job.retryCount + 1, signal: controller.signal },
+                await runAttempt(
+                  definition,
+                  { id: job.id, name: job.name, payload: job.data, attempt: job.retryCount + 1 },
                   env,
+                  controller.signal,
                 );
               } finally {
                 if (!controller.signal.aborted) boss.notifyWorker(self);

@@ -1,7 +1,8 @@
 // The jobs interface over a table of the service's own database, for SQLite installations (one node).
 import { newId } from '../core/ids.ts';
+import type { PipelineDeps } from '../core/run-operation.ts';
 import type { EnqueueOptions, JobDefinition, JobEnv, QueueBackend } from './types.ts';
-import { retryDelayMs } from './types.ts';
+import { retryDelayMs, runAttempt } from './types.ts';
 
 const CONCURRENCY = 4;
 const KEEP_FINISHED_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +23,8 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
     async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<string | null> {
       const now = clock.now().toISOString();
       const id = newId('job');
-      const result = await db
+      // Through the caller's transaction when given: the same file, so the job commits with its writes.
+      const result = await (options.db ?? db)
         .insertInto('job_queue')
         .values({
           id,
@@ -41,9 +43,9 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? id : null;
     },
 
-    async start(list: JobDefinition[]): Promise<void> {
+    async start(list: JobDefinition[], pipeline?: PipelineDeps): Promise<void> {
       for (const definition of list) definitions.set(definition.name, definition);
-      env = { ...base, queue };
+      env = { ...base, queue, pipeline };
       // One node owns a SQLite file: a job left active by a crash or kill is simply queued again.
       await db.updateTable('job_queue').set({ state: 'queued' }).where('state', '=', 'active').execute();
     },
@@ -92,7 +94,7 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
   async function run(id: string, name: string, payload: string, attempt: number): Promise<void> {
     const definition = definitions.get(name)!;
     try {
-      await definition.run({ id, name, payload: JSON.parse(payload), attempt, signal: controller.signal }, env!);
+      await runAttempt(definition, { id, name, payload: JSON.parse(payload), attempt }, env!, controller.signal);
       await db
         .updateTable('job_queue')
         .set({ state: 'completed', updated_at: clock.now().toISOString() })

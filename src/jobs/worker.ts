@@ -1,13 +1,9 @@
 // The background worker of one node: the job queue (pg-boss or the SQLite poller) plus the periodic tasks
 // the modules declare. app.ts starts it when the app is ready and stops it on close (WOS_WORKER=off: never).
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Clock } from '../core/clock.ts';
-import type { Database } from '../db/database.ts';
-import type { Registry } from '../registry.ts';
+import type { PipelineDeps } from '../core/run-operation.ts';
 import { createPgBossQueue } from './pgboss-queue.ts';
 import { createSqliteQueue } from './sqlite-queue.ts';
-import type { JobEnv, JobQueue } from './types.ts';
+import type { JobEnv, JobQueue, QueueBackend } from './types.ts';
 
 export interface Worker {
   queue: JobQueue;
@@ -16,27 +12,32 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export interface WorkerDeps {
-  database: Database;
-  config: Config;
-  clock: Clock;
-  logger: Logger;
-  registry: Registry;
+/**
+ * The queue of this node: any node enqueues (the pipeline, inside its transactions); only a node with its
+ * worker on starts it and runs jobs.
+ */
+export function createQueueBackend(base: Omit<JobEnv, 'queue' | 'pipeline'>): QueueBackend {
+  return base.dialect === 'postgres' ? createPgBossQueue(base) : createSqliteQueue(base);
 }
 
-export async function startWorker(deps: WorkerDeps): Promise<Worker> {
-  const base = {
+/** Starts the queue of the pipeline (deps.jobs) with every module's jobs, and the periodic tasks. */
+export async function startWorker(deps: PipelineDeps): Promise<Worker> {
+  const backend = deps.jobs;
+  const poll = 'poll' in backend ? (backend.poll as () => Promise<void>) : undefined;
+  const env: JobEnv = {
     db: deps.database.db,
     dialect: deps.database.dialect,
     config: deps.config,
     clock: deps.clock,
     logger: deps.logger,
+    queue: backend,
+    pipeline: deps,
   };
-  const backend = deps.database.dialect === 'postgres' ? createPgBossQueue(base) : createSqliteQueue(base);
-  const poll = 'poll' in backend ? (backend.poll as () => Promise<void>) : undefined;
-  const env: JobEnv = { ...base, queue: backend };
   const tasks = deps.registry.modules.flatMap((m) => m.periodicTasks ?? []);
-  await backend.start(deps.registry.modules.flatMap((m) => m.jobs ?? []));
+  await backend.start(
+    deps.registry.modules.flatMap((m) => m.jobs ?? []),
+    deps,
+  );
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

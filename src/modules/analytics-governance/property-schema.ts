@@ -1,16 +1,12 @@
 // JSON Schemas compiled from governance definitions: validate_event checks events with Ajv, never by hand.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { canonicalJson } from '../../core/canonical-json.ts';
+import { addInputFormats, DATE_TIME_RANGE } from '../../core/schema.ts';
 import type { EventProperty } from './governance-store.ts';
 import type { AnalyticsPropertiesTable, PropertyType } from './governance-tables.ts';
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
-
-const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
-addFormats(ajv);
+// Date-times in event properties are bounded like every other date-time input.
+const ajv = addInputFormats(new Ajv({ allErrors: true, strict: false, addUsedSchema: false }));
 
 export function typeSchema(type: PropertyType): Record<string, unknown> {
   return type === 'datetime' ? { type: 'string', format: 'date-time' } : { type };
@@ -72,7 +68,7 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): { fiel
       case 'pattern':
         return { field: field(name), message: `must match the pattern ${String(params.pattern)}` };
       case 'format':
-        return { field: field(name), message: 'must be an ISO 8601 date-time' };
+        return { field: field(name), message: `must be an ISO 8601 date-time ${DATE_TIME_RANGE}` };
       default:
         return { field: name ? field(name) : 'properties', message: error.message ?? 'is invalid' };
     }

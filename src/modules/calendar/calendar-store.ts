@@ -3,7 +3,7 @@ import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
-import { type Occurrence, occurrencesBetween, type Timing } from './recurrence.ts';
+import { type Occurrence, occurrencesStartingBetween, type Timing } from './recurrence.ts';
 import { DAY, formatInZone } from './zoned-time.ts';
 
 export function toCalendar(row: CalendarsTable) {
@@ -173,9 +173,7 @@ export async function calendarCounts(db: Kysely<DB>, workspaceId: string, now: s
   let upcoming = Number(rows[0]?.single_upcoming ?? 0);
   for (const row of rows) {
     if (!row.id) continue;
-    upcoming += occurrencesBetween(timingOf(row as CalendarEventsTable), from, from + 7 * DAY).filter(
-      (o) => o.startsAt >= from,
-    ).length;
+    upcoming += occurrencesStartingBetween(timingOf(row as CalendarEventsTable), from, from + 7 * DAY);
   }
   return { calendars: Number(rows[0]?.calendars ?? 0), upcoming_events: upcoming };
 }

@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { type FieldError, notFound, validationFailed } from '../../core/errors.ts';
-import { Strict } from '../../core/schema.ts';
+import { LATEST_INSTANT, Strict } from '../../core/schema.ts';
 import type { CalendarEventsTable } from './calendar-tables.ts';
 import { checkRule, normalizeRule, type Timing } from './recurrence.ts';
 import { canonicalTimeZone, DAY, dateToFloating, fromFloating } from './zoned-time.ts';
@@ -72,7 +72,7 @@ export function normalizeTiming(draft: TimingDraft): StoredTiming {
     }
     if (!draft.start_date) errors.push({ field: 'start_date', message: 'is required for an all-day event' });
     const endDate = draft.end_date ?? draft.start_date;
-    if (draft.start_date && endDate && endDate < draft.start_date) {
+    if (draft.start_date && endDate && dateToFloating(endDate) < dateToFloating(draft.start_date)) {
       errors.push({ field: 'end_date', message: 'must not be before start_date' });
     }
     if (errors.length) throw validationFailed(errors);
@@ -109,6 +109,13 @@ export function normalizeTiming(draft: TimingDraft): StoredTiming {
       endDate: null,
       excludedDates: [],
     };
+  }
+  // Inputs are bounded by the schemas; an end derived from them (a moved start keeps the length, an
+  // all-day end is the next local midnight) must stay within the same range.
+  if (!(timing.endsAt <= LATEST_INSTANT)) {
+    throw validationFailed([
+      { field: timing.allDay ? 'end_date' : 'ends_at', message: 'must end by 9999-12-31T23:59:59Z' },
+    ]);
   }
   const excluded = [...new Set(draft.excluded_dates ?? [])].sort();
   if (excluded.length && !draft.recurrence) {

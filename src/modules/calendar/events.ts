@@ -11,7 +11,6 @@ import { findCalendar, findEvent, toCalendarEvent } from './calendar-store.ts';
 import type { CalendarEventsTable, EventStatus } from './calendar-tables.ts';
 import { type AttendeeInput, normalizeAttendees, normalizeTiming, type TimingDraft } from './event-input.ts';
 import { eventFields, eventStatus } from './event-schema.ts';
-import { formatInZone } from './zoned-time.ts';
 
 export const calendarEventRecord: RecordType = {
   type: 'calendar_event',
@@ -120,13 +119,11 @@ function draftFor(row: CalendarEventsTable, input: Record<string, unknown>): Tim
   const switched = allDay !== Boolean(Number(row.all_day));
   const current: TimingDraft = {
     all_day: allDay,
-    // Switching between timed and all-day drops the other kind's fields unless they are sent.
-    starts_at: switched
-      ? undefined
-      : allDay
-        ? undefined
-        : formatInZone(row.timezone, Date.parse(row.starts_at)),
-    ends_at: switched ? undefined : allDay ? undefined : formatInZone(row.timezone, Date.parse(row.ends_at)),
+    // Switching between timed and all-day drops the other kind's fields unless they are sent. The stored
+    // UTC instants are used as they are: a local time with a local-mean-time offset (-00:44:30) does not
+    // parse back.
+    starts_at: switched || allDay ? undefined : row.starts_at,
+    ends_at: switched || allDay ? undefined : row.ends_at,
     start_date: switched ? undefined : row.start_date,
     end_date: switched ? undefined : row.end_date,
     timezone: row.timezone,

@@ -5,7 +5,7 @@
 import { timingOf } from './calendar-store.ts';
 import type { CalendarEventsTable, CalendarsTable } from './calendar-tables.ts';
 import { excludedStart } from './recurrence.ts';
-import { DAY, offsetAt, toFloating } from './zoned-time.ts';
+import { DAY, offsetAt, offsetText, toFloating } from './zoned-time.ts';
 
 const escapeText = (text: string) =>
   text.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n/g, '\\n');
@@ -38,11 +38,8 @@ const localStamp = (floating: number) => utcStamp(floating).replace('Z', '');
 const dateStamp = (date: string) => date.replace(/-/g, '');
 const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC';
 
-function offsetValue(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  const abs = Math.abs(minutes);
-  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
-}
+/** RFC 5545 utc-offset: +HHMM, or +HHMMSS for a local-mean-time offset. */
+const offsetValue = (ms: number) => offsetText(ms).replace(/:/g, '');
 
 /** Offset changes of a zone between two instants, found by daily steps and a binary search to the second. */
 function transitions(

@@ -3,14 +3,26 @@
 // occurrence keeps its local time across daylight-saving changes.
 import * as rruleModule from 'rrule';
 import { validationFailed } from '../../core/errors.ts';
-import { DAY, dateToFloating, floatingDate, fromFloating, toFloating } from './zoned-time.ts';
+import { withinDateTimeRange } from '../../core/schema.ts';
+import {
+  periodStartAfter,
+  periodStartBefore,
+  type Rule,
+  ruleFrom,
+  startsFirstPeriod,
+} from './rule-periods.ts';
+import { DAY, dateToFloating, floatingDate, fromFloating, toFloating, wallClock } from './zoned-time.ts';
 
 // rrule ships CommonJS to Node and ESM to bundlers: take the namespace either way.
 const { RRule, RRuleSet } = ((rruleModule as any).default ?? rruleModule) as typeof rruleModule;
 type RRuleSetT = InstanceType<typeof RRuleSet>;
 
 const MAX_COUNT = 1000;
+/** A COUNT rule must be complete within this many periods: its expansion always starts at its start. */
+const COUNT_PERIODS = 2000;
 const INDEX_HORIZON = 20 * 366 * DAY;
+// rrule's last instant (its MAXYEAR is 9999).
+const RRULE_END = wallClock(9999, 11, 31, 23, 59, 59);
 const DAYNAME = '(MO|TU|WE|TH|FR|SA|SU)';
 const signed = (max: number) => (value: string) =>
   value
@@ -21,7 +33,7 @@ const PARTS: Record<string, (value: string) => boolean> = {
   FREQ: (v) => /^(DAILY|WEEKLY|MONTHLY|YEARLY)$/.test(v),
   INTERVAL: (v) => /^[1-9]\d{0,2}$/.test(v),
   COUNT: (v) => /^[1-9]\d{0,3}$/.test(v) && Number(v) <= MAX_COUNT,
-  UNTIL: (v) => /^\d{8}(T\d{6}Z?)?$/.test(v) && !Number.isNaN(untilParts(v).date),
+  UNTIL: (v) => /^\d{8}(T\d{6}Z?)?$/.test(v) && withinDateTimeRange(untilParts(v).date),
   BYMONTH: (v) => v.split(',').every((n) => /^\d{1,2}$/.test(n) && Number(n) >= 1 && Number(n) <= 12),
   BYWEEKNO: signed(53),
   BYYEARDAY: signed(366),
@@ -122,8 +134,8 @@ function dtstartFloating(timing: Timing): number {
   return timing.allDay ? dateToFloating(timing.startDate!) : toFloating(timing.timezone, timing.startsAt);
 }
 
-/** The rule set in floating time: the rule from the first start, minus the excluded dates. */
-function ruleSet(timing: Timing): { set: RRuleSetT; rule: InstanceType<typeof RRule>; start: number } {
+/** The rule in floating time, from the first start. */
+function floatingRule(timing: Timing): { rule: Rule; start: number } {
   const options = RRule.parseString(timing.recurrence!);
   const start = dtstartFloating(timing);
   let until: Date | undefined;
@@ -132,12 +144,25 @@ function ruleSet(timing: Timing): { set: RRuleSetT; rule: InstanceType<typeof RR
       ? new Date(options.until.getTime() + DAY - 1000)
       : new Date(toFloating(timing.timezone, options.until.getTime()));
   }
-  const rule = new RRule({ ...options, tzid: null, dtstart: new Date(start), until: until ?? null });
+  return {
+    rule: new RRule({ ...options, tzid: null, dtstart: new Date(start), until: until ?? null }),
+    start,
+  };
+}
+
+/**
+ * The rule set whose walk starts at the period holding `from` (floating), minus the excluded dates. A
+ * COUNT rule starts at its start, since its occurrences are counted from there: it is complete within
+ * COUNT_PERIODS periods and finished series are skipped by series_ends_at.
+ */
+function ruleSetFrom(timing: Timing, from: number): RRuleSetT {
+  const { rule, start } = floatingRule(timing);
+  const anchor = rule.options.count ? start : periodStartBefore(rule, start, from);
   const set = new RRuleSet();
-  set.rrule(rule);
+  set.rrule(anchor === start ? rule : ruleFrom(rule, anchor));
   const timeOfDay = ((start % DAY) + DAY) % DAY;
   for (const date of timing.excludedDates) set.exdate(new Date(dateToFloating(date) + timeOfDay));
-  return { set, rule, start };
+  return set;
 }
 
 export interface Occurrence {
@@ -161,48 +186,53 @@ function occurrenceAt(timing: Timing, floating: number): Occurrence {
   };
 }
 
-// The Gregorian calendar repeats exactly every 400 years (146,097 days).
-const CYCLE = 146_097 * DAY;
-
 /**
- * Whether the start is the rule's first occurrence. rrule walks period by period up to the year 9999 when
- * a rule never matches again, so the check runs on a copy moved by whole 400-year cycles (same weekdays,
- * same leap years) close to 9999: an impossible rule then costs at most 400 years of periods.
- */
-function startsTheSeries(rule: InstanceType<typeof RRule>, start: number): boolean {
-  const cycles = Math.max(0, Math.floor((9999 - new Date(start).getUTCFullYear()) / 400));
-  const shift = cycles * CYCLE;
-  const { until } = rule.options;
-  const probe = new RRule({
-    ...rule.origOptions,
-    dtstart: new Date(start + shift),
-    until: until ? new Date(until.getTime() + shift) : null,
-  });
-  return probe.after(new Date(start + shift), true)?.getTime() === start + shift;
-}
-
-/**
- * Checks the rule against the start (the start must be its first occurrence) and returns the UTC end of
- * the last occurrence of a bounded series, or null when unbounded or not over within 20 years (the value
- * only lets window queries skip finished series).
+ * Checks the rule against the start (the start must be its first occurrence; a COUNT rule must be complete
+ * within COUNT_PERIODS periods) and returns the UTC end of the last occurrence of a COUNT series, or of an
+ * UNTIL series over within 20 years, else null (the value lets window queries skip finished series).
  */
 export function checkRule(timing: Timing): string | null {
-  const { rule, start } = ruleSet(timing);
-  if (!startsTheSeries(rule, start)) {
+  const { rule, start } = floatingRule(timing);
+  if (!startsFirstPeriod(rule, start)) {
     throw fail('must include the start as its first occurrence (e.g. starts_at on a Monday for BYDAY=MO)');
   }
   const { count, until } = rule.options;
   if (!count && !until) return null;
-  if (until && until.getTime() - start > INDEX_HORIZON) return null;
-  const horizon = until ?? new Date(start + INDEX_HORIZON);
-  const found = rule.between(new Date(start), horizon, true);
-  if (count && found.length < count) return null;
+  if (!count && until!.getTime() - start > INDEX_HORIZON) return null;
+  // Past rrule's last year (or past what a Date can hold, for INTERVAL=999 yearly) the rule simply ends.
+  const budgetEnd = periodStartAfter(rule, start, COUNT_PERIODS) - 1;
+  const horizon = count ? (budgetEnd < RRULE_END ? budgetEnd : RRULE_END) : until!.getTime();
+  const found = rule.between(new Date(start), new Date(horizon), true);
+  if (count && found.length < count && horizon < RRULE_END) {
+    throw fail(
+      `COUNT=${count} is not reached within ${COUNT_PERIODS} periods of FREQ and INTERVAL: use UNTIL, or a ` +
+        'FREQ that fits the rule (e.g. FREQ=YEARLY instead of FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29)',
+    );
+  }
   return new Date(occurrenceAt(timing, found.at(-1)!.getTime()).endsAt).toISOString();
+}
+
+let steps = 0;
+
+/** Occurrence dates rrule has produced for window expansions since the process started (a work measure). */
+export function expansionSteps(): number {
+  return steps;
+}
+
+/** Calls `visit` with each occurrence (floating) from `lower` to `upper` in order, until it returns false. */
+function expand(timing: Timing, lower: number, upper: number, visit: (floating: number) => boolean): void {
+  ruleSetFrom(timing, lower).all((date) => {
+    steps += 1;
+    const floating = date.getTime();
+    if (floating < lower) return true;
+    return floating <= upper && visit(floating);
+  });
 }
 
 /**
  * Occurrences overlapping [from, to), in start order, after `after` (an occurrence start, exclusive) when
- * given, at most `limit` of them.
+ * given, at most `limit` of them. The walk starts at the rule's period holding the earliest start that
+ * can qualify, so its cost follows the window, not the distance from the series start.
  */
 export function occurrencesBetween(
   timing: Timing,
@@ -211,29 +241,44 @@ export function occurrencesBetween(
   after?: number,
   limit = Infinity,
 ): Occurrence[] {
+  const inside = (occurrence: Occurrence) =>
+    occurrence.endsAt > from &&
+    occurrence.startsAt < to &&
+    (after === undefined || occurrence.startsAt > after);
   if (!timing.recurrence) {
     const single = occurrenceAt(timing, dtstartFloating(timing));
-    const inside =
-      single.endsAt > from && single.startsAt < to && (after === undefined || single.startsAt > after);
-    return inside && limit > 0 ? [single] : [];
+    return inside(single) && limit > 0 ? [single] : [];
   }
-  const { set } = ruleSet(timing);
-  const lower =
-    toFloating(timing.timezone, Math.max(from, after ?? from)) - (timing.endsAt - timing.startsAt) - 2 * DAY;
-  const upper = toFloating(timing.timezone, to) + 2 * DAY;
+  // Two days of margin cover any offset change between an instant and the floating times near it.
+  let lower = toFloating(timing.timezone, from) - (timing.endsAt - timing.startsAt);
+  if (after !== undefined) lower = Math.max(lower, toFloating(timing.timezone, after));
   const found: Occurrence[] = [];
-  set.between(new Date(lower), new Date(upper), true, (date) => {
-    const occurrence = occurrenceAt(timing, date.getTime());
-    if (
-      occurrence.endsAt > from &&
-      occurrence.startsAt < to &&
-      (after === undefined || occurrence.startsAt > after)
-    ) {
-      found.push(occurrence);
-    }
+  expand(timing, lower - 2 * DAY, toFloating(timing.timezone, to) + 2 * DAY, (floating) => {
+    const occurrence = occurrenceAt(timing, floating);
+    if (inside(occurrence)) found.push(occurrence);
     return found.length < limit;
   });
   return found;
+}
+
+/** The number of occurrences starting in [from, to) (the workspace summary's upcoming events). */
+export function occurrencesStartingBetween(timing: Timing, from: number, to: number): number {
+  if (!timing.recurrence) {
+    const start = occurrenceAt(timing, dtstartFloating(timing)).startsAt;
+    return start >= from && start < to ? 1 : 0;
+  }
+  let count = 0;
+  expand(
+    timing,
+    toFloating(timing.timezone, from) - 2 * DAY,
+    toFloating(timing.timezone, to) + 2 * DAY,
+    (floating) => {
+      const start = occurrenceAt(timing, floating).startsAt;
+      if (start >= from && start < to) count += 1;
+      return true;
+    },
+  );
+  return count;
 }
 
 /** The local start of an excluded date's occurrence, for EXDATE in the iCalendar export. */

@@ -41,14 +41,32 @@ export function canonicalTimeZone(name: string): string | undefined {
   }
 }
 
-/** The local wall-clock time of an instant, as floating milliseconds. */
+/**
+ * Floating milliseconds of a wall-clock time in any year (astronomical numbering: 0 is 1 BC). Date.UTC
+ * would read the years 0 to 99 as 1900 to 1999.
+ */
+export function wallClock(
+  year: number,
+  month: number,
+  day: number,
+  hour = 0,
+  minute = 0,
+  second = 0,
+): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
+}
+
+/** The local wall-clock time of an instant, as floating milliseconds (offsets kept to the second). */
 export function toFloating(timeZone: string, instant: number): number {
   const seconds = Math.floor(instant / 1000) * 1000;
   const parts: Record<string, string> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(seconds))) parts[part.type] = part.value;
   let year = Number(parts.year);
   if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
-  const local = Date.UTC(
+  const local = wallClock(
     year,
     Number(parts.month) - 1,
     Number(parts.day),
@@ -80,22 +98,31 @@ export function fromFloating(timeZone: string, floating: number): number {
 
 const two = (n: number) => String(n).padStart(2, '0');
 
+/**
+ * An offset as +HH:MM, with :SS when it has seconds: local mean time (America/New_York before 1883 is
+ * -04:56:02) would otherwise not add up with the local time it belongs to.
+ */
 function offsetText(offsetMs: number): string {
-  const minutes = Math.round(offsetMs / 60_000);
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
-  return `${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+  const seconds = Math.round(offsetMs / 1000);
+  const abs = Math.abs(seconds);
+  const text = `${seconds < 0 ? '-' : '+'}${two(Math.floor(abs / 3600))}:${two(Math.floor(abs / 60) % 60)}`;
+  return abs % 60 ? `${text}:${two(abs % 60)}` : text;
 }
 
-/** RFC 3339 with the zone's offset at that instant, to the second: 2026-03-09T09:00:00-04:00. */
+/** YYYY-MM-DDTHH:MM:SS of a floating time (a year beyond 0000-9999 keeps ISO 8601's expanded form). */
+function floatingText(floating: number): string {
+  return new Date(floating).toISOString().replace(/\.\d{3}Z$/, '');
+}
+
+/** The local time with the zone's offset at that instant, to the second: 2026-03-09T09:00:00-04:00. */
 export function formatInZone(timeZone: string, instant: number): string {
   const floating = toFloating(timeZone, instant);
-  return new Date(floating).toISOString().slice(0, 19) + offsetText(floating - instant);
+  return floatingText(floating) + offsetText(floating - instant);
 }
 
 /** YYYY-MM-DD of a floating time. */
 export function floatingDate(floating: number): string {
-  return new Date(floating).toISOString().slice(0, 10);
+  return floatingText(floating).replace(/T.*$/, '');
 }
 
 /** Floating midnight of a YYYY-MM-DD date. */

@@ -91,7 +91,7 @@ function validatorFor(definitions: FieldDefinition[]): ValidateFunction {
   return validate;
 }
 
-const DATE_MESSAGE = 'must be an ISO 8601 date (YYYY-MM-DD) or date-time';
+const DATE_MESSAGE = 'must be an ISO 8601 date (YYYY-MM-DD) or date-time, from 1900 to 9999';
 
 /** Schema errors of entry.fields, named from the input root: fields.price, fields.tags[1]. */
 export function fieldErrors(definitions: FieldDefinition[], fields: Record<string, unknown>): FieldError[] {
@@ -101,7 +101,7 @@ export function fieldErrors(definitions: FieldDefinition[], fields: Record<strin
   const out: FieldError[] = [];
   for (const error of toFieldErrors(validate.errors)) {
     const field = error.field === '(body)' ? 'fields' : `fields.${error.field}`;
-    const message = /^must be a valid date(-time)?$/.test(error.message) ? DATE_MESSAGE : error.message;
+    const message = /^must be a valid date(-time)? from /.test(error.message) ? DATE_MESSAGE : error.message;
     if (!seen.has(`${field}\u0000${message}`)) {
       seen.add(`${field}\u0000${message}`);
       out.push({ field, message });

@@ -3,7 +3,7 @@
 // by a crash or restart: a job re-checks the row and records its attempt only if the row is unchanged.
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
-import { auditRow, insertAuditEvents } from '../../core/audit.ts';
+import { auditRow, insertAuditEvents, systemWrite } from '../../core/audit.ts';
 import type { Clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
@@ -220,15 +220,14 @@ export async function attemptDelivery(
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', endpoint.id)
         .execute();
-      const write = {
+      const write = systemWrite({
         workspaceId,
-        requestId: deliveryId,
         occurredAt: finished,
-        actor: { type: 'system' as const, credentialId: null, name: 'webhook delivery worker' },
-        surface: 'system' as const,
+        actorName: 'webhook delivery worker',
         tool: 'webhooks.deliver',
         defaultAction: 'disable',
-      };
+        causedBy: deliveryId,
+      });
       await insertAuditEvents(trx, [
         auditRow(write, {
           targetType: 'webhook_endpoint',

@@ -1,0 +1,199 @@
+// The job that runs a run: declared beside its work with a timeout and a retry policy, it claims the run
+// (queued -> running), does the work, and records how it ended (completed, failed with a code and a
+// message, never a stack). The work stops when the run times out, is canceled, or the node stops:
+// - PostgreSQL: the work runs in a transaction of its own with statement_timeout set to the job's timeout,
+//   so a statement still running then is ended by the server; completing commits with that transaction,
+//   so the writes of a canceled or failed run roll back.
+// - SQLite: a statement on the main connection cannot be interrupted (better-sqlite3 runs it to its end on
+//   the main thread), so long reads go to ctx.reads (heavy-read worker processes: the worker of a statement
+//   still running at the abort is killed) and the work checks its signal between steps.
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Dialect } from '../db/database.ts';
+import type { DB, RunsTable } from '../db/tables.ts';
+import { type Job, type JobDefinition, type JobEnv, JobTimeoutError } from '../jobs/types.ts';
+import { errorCatalogue, ServiceError } from './errors.ts';
+import { runOnBehalf } from './run-on-behalf.ts';
+import { type Run, toRunResource } from './run-resource.ts';
+import { claimRun, finishRun, findRun, requeueRun } from './runs.ts';
+
+export interface RunWorkContext {
+  run: Run;
+  /** What the starting operation passed to the job (besides workspace_id and run_id). */
+  payload: Record<string, unknown>;
+  /** 1 on the first attempt. */
+  attempt: number;
+  /** PostgreSQL: the attempt's transaction (statement_timeout set); SQLite: the database. */
+  db: Kysely<DB>;
+  /**
+   * For long reads, stopped at the timeout or a cancel: PostgreSQL: the attempt's transaction; SQLite: the
+   * heavy-read worker processes (read-only; the statement's worker is killed when the signal aborts).
+   */
+  reads: Kysely<DB>;
+  dialect: Dialect;
+  /** Aborted on timeout, cancel or node stop: check it between steps (signal.throwIfAborted()). */
+  signal: AbortSignal;
+  logger: Logger;
+  /**
+   * Calls a registry operation on behalf of the run's credential, through the pipeline (surface worker):
+   * returns its body, or throws its ServiceError. Give creates an idempotency key stable across attempts.
+   */
+  call(
+    tool: string,
+    input: Record<string, unknown>,
+    options?: { idempotencyKey?: string },
+  ): Promise<Record<string, unknown>>;
+}
+
+export interface RunJobSpec {
+  /** Queue name, dotted (bi.query_run); the `starts.job` of the operation. */
+  name: string;
+  /** Longest attempt; then the run fails with code timeout (not retried: it would time out again). */
+  timeoutSeconds: number;
+  /** Retries after a retryable failure (internal_error, rate_limited, ...); default 3. */
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  work(context: RunWorkContext): Promise<{ resultRef?: string | null }>;
+}
+
+interface RunJobPayload extends Record<string, unknown> {
+  workspace_id: string;
+  run_id: string;
+}
+
+/** The run's signal was aborted by a cancel. */
+class RunCanceled extends Error {}
+
+/** Resolves as the work does, or rejects as soon as the signal aborts (the work is left to fail on its own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+const QUERY_CANCELED = '57014'; // PostgreSQL: statement_timeout (or a cancel request) ended the statement
+
+function isTimeout(thrown: unknown, signal: AbortSignal): boolean {
+  if (thrown instanceof JobTimeoutError || signal.reason instanceof JobTimeoutError) return true;
+  return (
+    (thrown as { code?: string } | null)?.code === QUERY_CANCELED && !(signal.reason instanceof RunCanceled)
+  );
+}
+
+export function defineRunJob(spec: RunJobSpec): JobDefinition<RunJobPayload> {
+  return {
+    name: spec.name,
+    retryLimit: spec.retryLimit ?? 3,
+    retryDelaySeconds: spec.retryDelaySeconds,
+    timeoutSeconds: spec.timeoutSeconds,
+    run: (job, env) => runAttemptOfRun(spec, job, env),
+  };
+}
+
+async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: JobEnv): Promise<void> {
+  const { workspace_id: workspaceId, run_id: runId, ...payload } = job.payload;
+  const pipeline = env.pipeline;
+  if (!pipeline) throw new Error(`${spec.name}: run jobs need the pipeline in their env`);
+  const now = () => env.clock.now().toISOString();
+  const run = await claimRun(env.db, workspaceId, runId, job.attempt, now());
+  if (!run) return; // canceled or finished: nothing to do
+
+  // A cancel is seen by polling the run (it may come through any node): at most a second later.
+  const cancel = new AbortController();
+  const signal = AbortSignal.any([job.signal, cancel.signal]);
+  const watch = setInterval(
+    () => {
+      findRun(env.db, workspaceId, runId)
+        .then((row) => {
+          if (row?.status === 'canceled') cancel.abort(new RunCanceled('canceled'));
+        })
+        .catch(() => {});
+    },
+    Math.min(1000, Math.max(100, env.config.workerPollMs)),
+  );
+
+  const context = (db: Kysely<DB>): RunWorkContext => ({
+    run: toRunResource(run),
+    payload,
+    attempt: job.attempt,
+    db,
+    reads: env.dialect === 'postgres' ? db : pipeline.database.heavyUntil(signal),
+    dialect: env.dialect,
+    signal,
+    logger: env.logger,
+    call: async (tool, input, options = {}) => {
+      signal.throwIfAborted();
+      const outcome = await runOnBehalf(pipeline, {
+        workspaceId,
+        credentialId: run.credential_id ?? '',
+        tool,
+        input,
+        runId,
+        idempotencyKey: options.idempotencyKey,
+        actorName: `run ${runId}`,
+      });
+      if (!outcome.ok) throw outcome.error;
+      return outcome.body;
+    },
+  });
+
+  try {
+    if (env.dialect === 'postgres') {
+      await env.db.transaction().execute(async (trx) => {
+        await sql`select set_config('statement_timeout', ${String(spec.timeoutSeconds * 1000)}, true)`.execute(
+          trx,
+        );
+        const result = await untilAborted(spec.work(context(trx)), signal);
+        // Canceled meanwhile: the work's writes roll back with this transaction.
+        if (!(await finishRun(trx, run, { status: 'completed', now: now(), resultRef: result.resultRef }))) {
+          throw new RunCanceled('canceled');
+        }
+      });
+    } else {
+      const result = await untilAborted(spec.work(context(env.db)), signal);
+      await finishRun(env.db, run, { status: 'completed', now: now(), resultRef: result.resultRef });
+    }
+  } catch (thrown) {
+    await settle(spec, job, env, run, thrown, signal);
+  } finally {
+    clearInterval(watch);
+  }
+}
+
+/** Records how a failed attempt ends the run; rethrows when the queue must run the job again. */
+async function settle(
+  spec: RunJobSpec,
+  job: Job<RunJobPayload>,
+  env: JobEnv,
+  run: RunsTable,
+  thrown: unknown,
+  signal: AbortSignal,
+): Promise<void> {
+  const now = env.clock.now().toISOString();
+  if (isTimeout(thrown, signal)) {
+    const message = `The run exceeded its time limit of ${spec.timeoutSeconds} s and was stopped.`;
+    await finishRun(env.db, run, { status: 'failed', now, error: { code: 'timeout', message } });
+    return;
+  }
+  if (thrown instanceof RunCanceled || signal.reason instanceof RunCanceled) return; // already canceled
+  if (job.signal.aborted) {
+    // The node stops: the run waits in the queue for the next attempt.
+    await requeueRun(env.db, run, now);
+    throw thrown;
+  }
+  const error =
+    thrown instanceof ServiceError
+      ? { code: thrown.code, message: thrown.message, retryable: errorCatalogue[thrown.code].retryable }
+      : { code: 'internal_error', message: errorCatalogue.internal_error.message, retryable: true };
+  if (!(thrown instanceof ServiceError))
+    env.logger.error({ err: thrown, run_id: run.id, job: spec.name }, 'run failed');
+  if (error.retryable && job.attempt <= (spec.retryLimit ?? 3)) {
+    await requeueRun(env.db, run, now, error);
+    throw thrown;
+  }
+  await finishRun(env.db, run, { status: 'failed', now, error });
+}
