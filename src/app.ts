@@ -64,7 +64,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     logger,
     usage: createUsageRecorder(database.transaction, logger),
     // Every node enqueues (inside its calls' transactions); only a node with its worker on runs jobs.
-    jobs: createQueueBackend({ db: database.db, dialect: database.dialect, config, clock, logger }),
+    jobs: createQueueBackend({
+      ...{ db: database.db, dialect: database.dialect, config, logger },
+      clock: options.clock ?? systemClock,
+    }),
   };
 
   // Typed as the default instance so route modules need not carry pino's logger type.
