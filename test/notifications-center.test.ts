@@ -147,6 +147,24 @@ describe('rules', () => {
   });
 });
 
+describe('rule templates', () => {
+  it("resolve only the event data's own properties: inherited names render empty like unknown paths", async () => {
+    const rule = await call('POST', '/v1/notifications/rules', {
+      name: 'Prototype probe',
+      event_type: 'lead.created',
+      recipient_ids: ['probe-reader'],
+      channels: ['in_app'],
+      title: 'T[{{__proto__}}][{{constructor}}][{{toString}}][{{custom_fields.constructor}}][{{custom_fields.__proto__}}][{{name}}]',
+      body: '{{hasOwnProperty}}{{__proto__.constructor}}{{constructor.name}}{{custom_fields.valueOf}}{{nope.constructor}}|{{custom_fields.tier}}|{{custom_fields}}',
+    });
+    expect(rule.status).toBe(201);
+    const lead = (await call('POST', '/v1/leads', { name: 'Probe', custom_fields: { tier: 'gold' } })).body.lead;
+    const made = await h.db.selectFrom('notifications').selectAll().where('workspace_id', '=', ws.id).where('source_id', '=', lead.id).execute();
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({ recipient_id: 'probe-reader', title: 'T[][][][][][Probe]', body: '|gold|{"tier":"gold"}' });
+  });
+});
+
 describe('module and scope checks', () => {
   it('answers module_not_enabled before any scope check', async () => {
     const off = await h.workspace('No notifications', ['crm', 'tasks']);

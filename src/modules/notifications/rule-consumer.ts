@@ -9,10 +9,11 @@ import type { AuditEventsTable, DB, OutboxEventsTable } from '../../db/tables.ts
 import { createDeliveries, isModuleOn } from '../integrations/delivery-worker.ts';
 import { insertNotification, type RuleCondition, toRule } from './notification-store.ts';
 
+/** The value at a dotted path; only own properties count, so `constructor` or `__proto__` is absent. */
 export function valueAt(data: unknown, path: string): unknown {
   let value: unknown = data;
   for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;
