@@ -54,6 +54,20 @@ function retrySchedule(value: string | undefined): number[] {
   return delays;
 }
 
+/** The operator token is a password for the whole installation: a short one is refused at start. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function adminToken(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(
+      `WOS_ADMIN_TOKEN is ${value.length} characters long; it must have at least ${MIN_ADMIN_TOKEN_LENGTH} ` +
+        '(generate one with: openssl rand -base64 32), or leave it unset to have one generated on first start',
+    );
+  }
+  return value;
+}
+
 type Env = Record<string, string | undefined>;
 
 function integer(value: string | undefined, fallback: number, name: string): number {
@@ -85,7 +99,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseSchema: env.WOS_DATABASE_SCHEMA || undefined,
     databasePoolSize: integer(env.WOS_DATABASE_POOL_SIZE, 10, 'WOS_DATABASE_POOL_SIZE'),
     sqliteSynchronous: synchronous,
-    adminToken: env.WOS_ADMIN_TOKEN || undefined,
+    adminToken: adminToken(env.WOS_ADMIN_TOKEN),
     publicUrl: (env.WOS_PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     logLevel: env.WOS_LOG_LEVEL ?? 'info',
     mcpAllowedOrigins: (env.WOS_MCP_ALLOWED_ORIGINS ?? '')

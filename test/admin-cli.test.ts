@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { Harness, OPERATOR_TOKEN } from './helpers/harness.ts';
 
 const run = promisify(execFile);
@@ -91,6 +92,46 @@ describe('operator API', () => {
     expect((await h.admin('DELETE', `/credentials/${created.body.credential.id}`)).status).toBe(200);
     expect((await h.admin('GET', `/workspaces/${ws.id}/credentials`)).body.credentials).toEqual([]);
     expect((await h.admin('DELETE', `/credentials/${created.body.credential.id}`)).status).toBe(404);
+  });
+});
+
+describe('operator API 404s', () => {
+  it('say which ID is unknown, never "in this workspace"', async () => {
+    const noWorkspace = { code: 'resource_not_found', message: 'No workspace has this ID.' };
+    for (const [method, url] of [
+      ['GET', '/workspaces/ws_missing'],
+      ['PATCH', '/workspaces/ws_missing'],
+      ['DELETE', '/workspaces/ws_missing'],
+      ['GET', '/workspaces/ws_missing/credentials'],
+      ['POST', '/workspaces/ws_missing/notes/note_x/restore'],
+    ] as const) {
+      const res = await h.admin(method, url, method === 'PATCH' ? { name: 'x' } : undefined);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject(noWorkspace);
+    }
+    const created = await h.admin('POST', '/workspaces/ws_missing/credentials', { kind: 'api_key', name: 'k', scopes: ['crm:read'] });
+    expect(created.body.error).toMatchObject(noWorkspace);
+    expect((await h.admin('DELETE', '/credentials/key_missing')).body.error.message).toBe('No live credential has this ID.');
+    expect((await h.admin('GET', '/requests/req_missing')).body.error.message).toBe('No request with this ID was recorded.');
+  });
+});
+
+describe('WOS_ADMIN_TOKEN', () => {
+  it('must have at least 32 characters when set', () => {
+    expect(() => loadConfig({ WOS_ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(
+      /^WOS_ADMIN_TOKEN is 31 characters long; it must have at least 32/,
+    );
+    expect(loadConfig({ WOS_ADMIN_TOKEN: 'x'.repeat(32) }).adminToken).toBe('x'.repeat(32));
+    expect(loadConfig({ WOS_ADMIN_TOKEN: '' }).adminToken).toBeUndefined();
+  });
+
+  it('stops `wos serve` at start with a clear message when shorter', async () => {
+    const env = { ...process.env, WOS_DATA_DIR: h.config.dataDir, WOS_LOG_LEVEL: 'silent', PORT: '0', WOS_ADMIN_TOKEN: 'short-secret' };
+    await expect(run(process.execPath, ['bin/wos.js', 'serve'], { env, timeout: 20_000 })).rejects.toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining('wos: WOS_ADMIN_TOKEN is 12 characters long; it must have at least 32'),
+    });
   });
 });
 

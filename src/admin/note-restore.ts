@@ -3,7 +3,7 @@ import { auditRow, insertAuditEvents } from '../core/audit.ts';
 import type { Actor } from '../core/context.ts';
 import { notFound } from '../core/errors.ts';
 import { findNote, toNote, updateNoteRow } from '../modules/crm/note-store.ts';
-import { findWorkspace, type OperatorCall } from './workspace-admin.ts';
+import { findWorkspace, noWorkspace, type OperatorCall } from './workspace-admin.ts';
 
 const operator: Actor = { type: 'operator', credentialId: null, name: 'operator' };
 
@@ -12,7 +12,7 @@ const operator: Actor = { type: 'operator', credentialId: null, name: 'operator'
  * that is not archived is returned unchanged (the restore is safe to repeat).
  */
 export async function restoreNote(call: OperatorCall, workspaceId: string, noteId: string) {
-  if (!(await findWorkspace(call.db, workspaceId))) throw notFound('workspace');
+  if (!(await findWorkspace(call.db, workspaceId))) throw noWorkspace();
   const now = call.clock.now().toISOString();
   return call.db.transaction().execute(async (trx) => {
     const row = await findNote(trx, workspaceId, noteId);

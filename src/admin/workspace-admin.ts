@@ -7,7 +7,7 @@ import { seedMonthCounter } from '../core/billing.ts';
 import { MODULES } from '../core/catalogue.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Actor, Surface } from '../core/context.ts';
-import { fail, notFound } from '../core/errors.ts';
+import { fail } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { generateToken, hashToken } from '../core/tokens.ts';
 import type { CredentialsTable, DB } from '../db/tables.ts';
@@ -23,6 +23,9 @@ export interface OperatorCall {
 }
 
 const operator: Actor = { type: 'operator', credentialId: null, name: 'operator' };
+
+/** Operator lookups span the installation, so their 404s speak of the ID, not of "this workspace". */
+export const noWorkspace = () => fail('resource_not_found', { message: 'No workspace has this ID.' });
 
 export function toWorkspaceResource(workspace: Workspace) {
   return {
@@ -100,7 +103,7 @@ export async function findWorkspace(db: Kysely<DB>, workspaceId: string): Promis
 
 export async function getWorkspace(db: Kysely<DB>, workspaceId: string) {
   const workspace = await findWorkspace(db, workspaceId);
-  if (!workspace) throw notFound('workspace');
+  if (!workspace) throw noWorkspace();
   return toWorkspaceResource(workspace);
 }
 
@@ -121,7 +124,7 @@ export interface WorkspacePatch {
 
 export async function updateWorkspace(call: OperatorCall, workspaceId: string, patch: WorkspacePatch) {
   const current = await findWorkspace(call.db, workspaceId);
-  if (!current) throw notFound('workspace');
+  if (!current) throw noWorkspace();
   const unknownModule = Object.keys(patch.modules ?? {}).find((m) => !(MODULES as readonly string[]).includes(m));
   if (unknownModule) throw fail('validation_failed', { field_errors: [{ field: `modules.${unknownModule}`, message: 'is not a module' }] });
   const set: Record<string, unknown> = { updated_at: call.clock.now().toISOString() };
@@ -149,7 +152,7 @@ export async function updateWorkspace(call: OperatorCall, workspaceId: string, p
 /** Soft delete: the records stay, every credential of the workspace stops working (workspace_not_found). */
 export async function deleteWorkspace(call: OperatorCall, workspaceId: string) {
   const current = await findWorkspace(call.db, workspaceId);
-  if (!current) throw notFound('workspace');
+  if (!current) throw noWorkspace();
   const now = call.clock.now().toISOString();
   await call.db.transaction().execute(async (trx) => {
     await trx.updateTable('workspaces').set({ deleted_at: now, updated_at: now }).where('id', '=', workspaceId).execute();
@@ -162,7 +165,7 @@ export async function createCredential(
   workspaceId: string,
   input: { kind: 'api_key' | 'mcp_token'; name: string; scopes: string[] },
 ) {
-  if (!(await findWorkspace(call.db, workspaceId))) throw notFound('workspace');
+  if (!(await findWorkspace(call.db, workspaceId))) throw noWorkspace();
   const token = generateToken(input.kind);
   const row: CredentialsTable = {
     workspace_id: workspaceId,
@@ -182,7 +185,7 @@ export async function createCredential(
 }
 
 export async function listCredentials(db: Kysely<DB>, workspaceId: string) {
-  if (!(await findWorkspace(db, workspaceId))) throw notFound('workspace');
+  if (!(await findWorkspace(db, workspaceId))) throw noWorkspace();
   const rows = await db
     .selectFrom('credentials')
     .select(['id', 'kind', 'name', 'scopes', 'created_at'])
@@ -200,7 +203,7 @@ export async function revokeCredential(call: OperatorCall, credentialId: string)
     .where('id', '=', credentialId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  if (!row) throw notFound('credential');
+  if (!row) throw fail('resource_not_found', { message: 'No live credential has this ID.' });
   await call.db.transaction().execute(async (trx) => {
     await trx
       .updateTable('credentials')
