@@ -25,6 +25,8 @@ export interface Config {
   workerPollMs: number;
   /** Lets webhook and push URLs reach loopback and private addresses (WOS_WEBHOOK_ALLOW_PRIVATE=true). */
   webhookAllowPrivate: boolean;
+  /** Ports webhook and push URLs may use besides 80 and 443 (WOS_OUTBOUND_ALLOWED_PORTS, comma-separated). */
+  outboundAllowedPorts: number[];
   /** Delays between delivery attempts (WOS_WEBHOOK_RETRY_SCHEDULE_MS, comma-separated ms). */
   webhookRetryScheduleMs: number[];
   /** Timeout of one outbound delivery request (WOS_WEBHOOK_TIMEOUT_MS, default 10 s). */
@@ -52,6 +54,15 @@ function retrySchedule(value: string | undefined): number[] {
     throw new Error('WOS_WEBHOOK_RETRY_SCHEDULE_MS must be comma-separated non-negative integers');
   }
   return delays;
+}
+
+function portList(value: string | undefined): number[] {
+  if (value === undefined || value.trim() === '') return [];
+  const ports = value.split(',').map((part) => Number(part.trim()));
+  if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+    throw new Error('WOS_OUTBOUND_ALLOWED_PORTS must be comma-separated port numbers (1-65535)');
+  }
+  return ports;
 }
 
 /** The operator token is a password for the whole installation: a short one is refused at start. */
@@ -112,6 +123,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     worker: !['off', 'false', '0', 'no'].includes((env.WOS_WORKER ?? 'on').toLowerCase()),
     workerPollMs: Math.max(10, integer(env.WOS_WORKER_POLL_MS, 1000, 'WOS_WORKER_POLL_MS')),
     webhookAllowPrivate: env.WOS_WEBHOOK_ALLOW_PRIVATE === 'true',
+    outboundAllowedPorts: portList(env.WOS_OUTBOUND_ALLOWED_PORTS),
     webhookRetryScheduleMs: retrySchedule(env.WOS_WEBHOOK_RETRY_SCHEDULE_MS),
     webhookTimeoutMs: integer(env.WOS_WEBHOOK_TIMEOUT_MS, 10_000, 'WOS_WEBHOOK_TIMEOUT_MS') || 10_000,
     vapidSubject: env.WOS_VAPID_SUBJECT || undefined,

@@ -11,9 +11,11 @@ let receiver: Receiver;
 const clock = new MutableClock(new Date());
 
 beforeAll(async () => {
-  h = await Harness.start({ clock, env: { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_WEBHOOK_ALLOW_PRIVATE: 'true' } });
-  ws = await h.workspace();
   receiver = await startReceiver();
+  // The local receiver listens on a random port, which the operator must allow.
+  const env = { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port };
+  h = await Harness.start({ clock, env });
+  ws = await h.workspace();
 });
 afterAll(async () => {
   await h.close();
@@ -97,6 +99,19 @@ describe('deliveries across restarts', () => {
     clock.advance(60_000);
     await h.worker!.tick();
     expect(receiver.received.filter((r) => r.path === '/exhausted')).toHaveLength(3);
+  });
+
+  it('checks the port again at send time', async () => {
+    receiver.respond({ status: 200 });
+    const endpoint = await createEndpoint('/port');
+    const allowed = h.config.outboundAllowedPorts;
+    // The operator withdraws the receiver's port: the saved URL is now refused.
+    h = await h.restart({ outboundAllowedPorts: [] });
+    await call('POST', '/v1/contacts', { name: 'Port refused' });
+    const delivery = await deliveryOf(endpoint.id, (d) => d.attempt_count === 1);
+    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/^URL is refused: port \d+ is not allowed/) });
+    expect(receiver.received.filter((r) => r.path === '/port')).toHaveLength(0);
+    h = await h.restart({ outboundAllowedPorts: allowed });
   });
 
   it('checks the address again at send time', async () => {

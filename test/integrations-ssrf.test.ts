@@ -1,5 +1,6 @@
 // With WOS_WEBHOOK_ALLOW_PRIVATE off (the default), every non-public address form is refused at creation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 let h: Harness;
@@ -35,6 +36,8 @@ describe('outbound address checks', () => {
     ['http://0x7f.0.0.1/hook', 'mixed hex IPv4'],
     ['http://127.1/hook', 'short IPv4'],
     ['http://0xa9fea9fe/hook', 'hex metadata'],
+    ['http://[64:ff9b:1::a9fe:a9fe]/hook', 'local-use NAT64 prefix'],
+    ['http://[64:ff9b:1:ffff::1]/hook', 'local-use NAT64 prefix, any suffix'],
   ])('refuses %s (%s)', async (url) => {
     const res = await create(url);
     expect(res.status).toBe(400);
@@ -69,6 +72,37 @@ describe('outbound address checks', () => {
       });
       expect(res.status).toBe(400);
       expect(res.body.error.field_errors).toEqual([{ field: 'endpoint', message: expect.stringMatching(/^is refused: 169\.254\.169\.254/) }]);
+    }
+  });
+
+  it('refuses ports other than 80 and 443 unless the operator allows them', async () => {
+    const portError = (port: number) => [{ field: 'url', message: `is refused: port ${port} is not allowed (80 and 443 are, and ports the operator allows)` }];
+    for (const port of [8443, 22, 6379, 1]) {
+      const res = await create(`https://93.184.216.34:${port}/hook`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.field_errors).toEqual(portError(port));
+    }
+    // The port is judged first: a private address on another port is refused for its port.
+    expect((await create('http://127.0.0.1:8080/hook')).body.error.field_errors).toEqual(portError(8080));
+    for (const url of ['https://93.184.216.34/hook', 'https://93.184.216.34:443/hook', 'http://93.184.216.34:80/hook', 'http://93.184.216.34:443/hook']) {
+      expect((await create(url)).status).toBe(201);
+    }
+    const subscription = await h.request('POST', '/v1/notifications/subscriptions', {
+      token: ws.apiKey,
+      body: { recipient_id: 'u-port', channel: 'webhook', endpoint: 'https://93.184.216.34:8443/n' },
+    });
+    expect(subscription.body.error.field_errors).toEqual([{ field: 'endpoint', message: expect.stringMatching(/^is refused: port 8443/) }]);
+
+    h = await h.restart({ outboundAllowedPorts: [8443] });
+    expect((await create('https://93.184.216.34:8443/hook')).status).toBe(201);
+    expect((await create('https://93.184.216.34:8444/hook')).body.error.field_errors).toEqual(portError(8444));
+  });
+
+  it('reads the allowed ports from WOS_OUTBOUND_ALLOWED_PORTS', () => {
+    expect(loadConfig({}).outboundAllowedPorts).toEqual([]);
+    expect(loadConfig({ WOS_OUTBOUND_ALLOWED_PORTS: '8443, 9000' }).outboundAllowedPorts).toEqual([8443, 9000]);
+    for (const bad of ['http', '0', '70000', '80,', '8443;9000']) {
+      expect(() => loadConfig({ WOS_OUTBOUND_ALLOWED_PORTS: bad })).toThrow(/WOS_OUTBOUND_ALLOWED_PORTS must be comma-separated port numbers/);
     }
   });
 });

@@ -11,10 +11,12 @@ let receiver: Receiver;
 const clock = new MutableClock(new Date());
 
 beforeAll(async () => {
-  h = await Harness.start({ clock, env: { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  receiver = await startReceiver();
+  // The local receiver listens on a random port, which the operator must allow.
+  const env = { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port };
+  h = await Harness.start({ clock, env });
   ws = await h.workspace();
   other = await h.workspace('Other');
-  receiver = await startReceiver();
 });
 afterAll(async () => {
   await h.close();

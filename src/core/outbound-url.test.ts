@@ -23,6 +23,8 @@ describe('outbound URL guard', () => {
     '::127.0.0.1',
     '64:ff9b::a9fe:a9fe',
     '2002:7f00:1::',
+    '64:ff9b:1::808:808',
+    '64:ff9b:1:ffff::1',
   ])('refuses %s', (address) => {
     expect(addressProblem(address)).toBeDefined();
   });
@@ -56,6 +58,15 @@ describe('outbound URL guard', () => {
     await expect(checkOutboundUrl('ftp://hooks.example.com/', policy)).rejects.toThrow(/http or https/);
     await expect(checkOutboundUrl('file:///etc/passwd', policy)).rejects.toThrow(/http or https/);
     await expect(checkOutboundUrl('https://user:pw@hooks.example.com/', policy)).rejects.toThrow(/credentials/);
-    await expect(checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true })).resolves.toBeInstanceOf(URL);
+    await expect(checkOutboundUrl('http://127.0.0.1/', { allowPrivate: true })).resolves.toBeInstanceOf(URL);
+  });
+
+  it('allows ports 80 and 443, and others only when listed', async () => {
+    await expect(checkOutboundUrl('http://hooks.example.com:443/x', policy)).resolves.toBeInstanceOf(URL);
+    await expect(checkOutboundUrl('https://hooks.example.com:80/x', policy)).resolves.toBeInstanceOf(URL);
+    await expect(checkOutboundUrl('https://hooks.example.com:8443/x', policy)).rejects.toThrow(/port 8443 is not allowed/);
+    await expect(checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true })).rejects.toThrow(/port 9 is not allowed/);
+    await expect(checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true, allowedPorts: [9] })).resolves.toBeInstanceOf(URL);
+    await expect(checkOutboundUrl('https://hooks.example.com:8443/x', { ...policy, allowedPorts: [8443] })).resolves.toBeInstanceOf(URL);
   });
 });

@@ -1,11 +1,13 @@
-// Outbound HTTP for webhooks and web push, guarded against SSRF: http(s) only, and every address a host
-// resolves to must be public, checked when a URL is saved and again on every send. The send pins the
-// connection to the addresses it checked (custom lookup), so DNS rebinding between check and connect fails.
+// Outbound HTTP for webhooks and web push, guarded against SSRF: http(s) only, ports 80 and 443 (plus any
+// the operator allows), and every address a host resolves to must be public, checked when a URL is saved
+// and again on every send. The send pins the connection to the addresses it checked (custom lookup), so DNS
+// rebinding between check and connect fails.
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { Config } from '../config.ts';
 
 export class OutboundRefused extends Error {}
 
@@ -32,6 +34,7 @@ const V6_BLOCKED: [string, number][] = [
   ['100::', 64], // discard
   ['2001::', 32], // Teredo tunnels hide an IPv4 address
   ['2001:db8::', 32], // documentation
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates to addresses of the operator's own network
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -88,7 +91,21 @@ const systemResolve: Resolve = (hostname) => dns.promises.lookup(hostname, { all
 export interface OutboundPolicy {
   /** WOS_WEBHOOK_ALLOW_PRIVATE: loopback and private addresses are allowed (local development, tests). */
   allowPrivate: boolean;
+  /** WOS_OUTBOUND_ALLOWED_PORTS: ports allowed besides 80 and 443. */
+  allowedPorts?: readonly number[];
   resolve?: Resolve;
+}
+
+/** The policy the operator configured, for every outbound request (webhooks, web push). */
+export function outboundPolicy(config: Pick<Config, 'webhookAllowPrivate' | 'outboundAllowedPorts'>): OutboundPolicy {
+  return { allowPrivate: config.webhookAllowPrivate, allowedPorts: config.outboundAllowedPorts };
+}
+
+const STANDARD_PORTS = [80, 443];
+
+/** The port a URL connects to (the scheme's default when none is written). */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
 /**
@@ -105,6 +122,11 @@ export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Pro
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused('must use http or https');
   if (url.username || url.password) throw new OutboundRefused('must not contain credentials');
+  // Other ports reach internal services (databases, admin consoles) even on public hosts.
+  const port = portOf(url);
+  if (!STANDARD_PORTS.includes(port) && !policy.allowedPorts?.includes(port)) {
+    throw new OutboundRefused(`is refused: port ${port} is not allowed (80 and 443 are, and ports the operator allows)`);
+  }
   if (policy.allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {

@@ -7,7 +7,7 @@ import { auditRow, insertAuditEvents, systemWrite } from '../../core/audit.ts';
 import type { Clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
-import { postOutbound } from '../../core/outbound-url.ts';
+import { outboundPolicy, postOutbound } from '../../core/outbound-url.ts';
 import { reusableQuery } from '../../db/reusable-query.ts';
 import type { DB, OutboxEventsTable } from '../../db/tables.ts';
 import type { JobDefinition, PeriodicTask } from '../../jobs/types.ts';
@@ -166,7 +166,7 @@ export async function attemptDelivery(
     headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'wos-webhooks/1' },
     body: delivery.payload,
     timeoutMs: config.webhookTimeoutMs,
-    policy: { allowPrivate: config.webhookAllowPrivate },
+    policy: outboundPolicy(config),
     signal: options.signal,
   });
   if (options.signal?.aborted) throw new Error('stopped before the attempt was recorded');

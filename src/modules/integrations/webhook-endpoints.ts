@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { checkOutboundUrl, OutboundRefused } from '../../core/outbound-url.ts';
+import { checkOutboundUrl, OutboundRefused, outboundPolicy } from '../../core/outbound-url.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import type { RecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
@@ -31,10 +31,10 @@ const eventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'Event type keys from list_integration_event_types, or ["*"] for every event.',
 });
 
-/** A URL must be http(s) and reach a public address (unless the operator allows private ones). */
+/** A URL must be http(s), use an allowed port and reach a public address (unless the operator allows private ones). */
 export async function checkUrl(ctx: OperationContext, value: string, field: string): Promise<void> {
   try {
-    await checkOutboundUrl(value, { allowPrivate: ctx.config.webhookAllowPrivate });
+    await checkOutboundUrl(value, outboundPolicy(ctx.config));
   } catch (thrown) {
     if (thrown instanceof OutboundRefused) throw validationFailed([{ field, message: thrown.message }]);
     throw thrown;

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import webpush from 'web-push';
 import type { Config } from '../../config.ts';
-import { postOutbound } from '../../core/outbound-url.ts';
+import { outboundPolicy, postOutbound } from '../../core/outbound-url.ts';
 import type { DB } from '../../db/tables.ts';
 import type { JobDefinition, PeriodicTask } from '../../jobs/types.ts';
 import type { DeliveryEnv } from '../integrations/delivery-worker.ts';
@@ -128,7 +128,7 @@ export async function attemptNotificationDelivery(
   const response = await postOutbound({
     ...request,
     timeoutMs: config.webhookTimeoutMs,
-    policy: { allowPrivate: config.webhookAllowPrivate },
+    policy: outboundPolicy(config),
     signal: options.signal,
   });
   if (options.signal?.aborted) throw new Error('stopped before the attempt was recorded');
