@@ -6,7 +6,8 @@ import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { fail } from './core/errors.ts';
 import { newId } from './core/ids.ts';
-import { createPostgresRateLimiter, createRateLimiter, type RateLimiter } from './core/rate-limit.ts';
+import { createAuthThrottle } from './core/auth-throttle.ts';
+import { createRateLimiter, memoryStore, postgresStore, type RateLimiter } from './core/rate-limit.ts';
 import { createUsageRecorder } from './core/usage-recorder.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { type Database, openDatabase } from './db/database.ts';
@@ -53,13 +54,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const database = options.database ?? openDatabase(config);
   await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
+  const limiterStore = config.rateLimitStore === 'postgres' && database.pool ? postgresStore(database.pool) : memoryStore;
   const deps: PipelineDeps = {
     database,
     config,
     clock: options.clock ?? systemClock,
-    rateLimiter:
-      options.rateLimiter ??
-      (config.rateLimitStore === 'postgres' && database.pool ? createPostgresRateLimiter(database.pool) : createRateLimiter()),
+    rateLimiter: options.rateLimiter ?? createRateLimiter(limiterStore),
+    authThrottle: createAuthThrottle(limiterStore),
     registry: options.registry ?? buildRegistry(),
     logger,
     usage: createUsageRecorder(database.transaction, logger),

@@ -60,7 +60,9 @@ export const errorCatalogue = {
     status: 429,
     message: 'The workspace exceeded its rate limit; retry after retry_after_seconds.',
     retryable: true,
-    description: 'Requests are limited per workspace and minute, across all its credentials.',
+    description:
+      'Requests are limited per workspace and minute, across all its credentials. Rejected credentials are ' +
+      'limited too: after 20 in a minute from one address, further ones answer 429 until the minute ends.',
   },
   billing_paused: {
     status: 402,

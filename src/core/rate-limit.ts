@@ -16,20 +16,37 @@ export interface RateLimiter {
 const WINDOW_SECONDS = 60;
 
 /**
- * Backed by rate-limiter-flexible. The factory decides the store: in memory for one node; pass a factory
- * building RateLimiterRedis or RateLimiterPostgres to share counts between nodes.
+ * Where rate-limiter-flexible keeps counts: a limiter of `points` per minute under `keyPrefix`, in this
+ * process's memory or in PostgreSQL (shared by every node over one database).
  */
-export function createRateLimiter(
-  build: (points: number) => RateLimiterAbstract = (points) =>
-    new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `ws${points}` }),
-): RateLimiter {
+export type LimiterStore = (points: number, keyPrefix: string) => RateLimiterAbstract;
+
+export const memoryStore: LimiterStore = (points, keyPrefix) =>
+  new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
+
+/** Counts shared by every node over one PostgreSQL database (table wos_rate_limits, see migration 0007). */
+export function postgresStore(pool: pg.Pool): LimiterStore {
+  return (points, keyPrefix) =>
+    new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: 'wos_rate_limits',
+      tableCreated: true,
+      points,
+      duration: WINDOW_SECONDS,
+      keyPrefix,
+    });
+}
+
+/** Backed by rate-limiter-flexible over the given store; counts are keyed "<limit>:<workspace_id>". */
+export function createRateLimiter(store: LimiterStore = memoryStore): RateLimiter {
   // One limiter per distinct limit: workspaces may have their own limits.
   const limiters = new Map<number, RateLimiterAbstract>();
   return {
     async consume(workspaceId, limitPerMinute) {
       let limiter = limiters.get(limitPerMinute);
       if (!limiter) {
-        limiter = build(limitPerMinute);
+        limiter = store(limitPerMinute, String(limitPerMinute));
         limiters.set(limitPerMinute, limiter);
       }
       try {
@@ -51,22 +68,6 @@ export function createRateLimiter(
       }
     },
   };
-}
-
-/** Counts shared by every node over one PostgreSQL database (table wos_rate_limits, see migration 0007). */
-export function createPostgresRateLimiter(pool: pg.Pool): RateLimiter {
-  return createRateLimiter(
-    (points) =>
-      new RateLimiterPostgres({
-        storeClient: pool,
-        storeType: 'pool',
-        tableName: 'wos_rate_limits',
-        tableCreated: true,
-        points,
-        duration: WINDOW_SECONDS,
-        keyPrefix: String(points),
-      }),
-  );
 }
 
 /** Headers of the IETF RateLimit draft: RateLimit-Policy and RateLimit. */

@@ -15,6 +15,7 @@ import type { QueueBackend } from '../jobs/types.ts';
 import type { Registry } from '../registry.ts';
 import { auditRow, insertAuditEvents } from './audit.ts';
 import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
 import { checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
 import type { Clock } from './clock.ts';
@@ -37,6 +38,7 @@ export interface PipelineDeps {
   config: Config;
   clock: Clock;
   rateLimiter: RateLimiter;
+  authThrottle: AuthThrottle;
   registry: Registry;
   logger: Logger;
   usage: UsageRecorder;
@@ -59,6 +61,8 @@ export interface Call {
   /** REST query strings are coerced to the schema's types; JSON bodies and MCP arguments never are. */
   coerce: boolean;
   authorization?: string;
+  /** The client address (REST): rejected credentials are throttled per address. */
+  clientAddress?: string;
   /** MCP authenticates the connection before dispatching, and passes the principal on. */
   principal?: Principal;
   /** /mcp?modules=... narrows the callable tools. */
@@ -96,7 +100,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       call.principal ??
       (worker
         ? await loadPrincipal(db, worker.workspaceId, worker.credentialId)
-        : await authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'));
+        : await deps.authThrottle.guard(call.clientAddress ?? '', call.authorization, () =>
+            authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'),
+          ));
     const { workspace, credential } = principal;
 
     // 3. tool: the name must be registered (and inside /mcp?modules=)

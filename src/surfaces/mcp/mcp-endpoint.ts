@@ -63,6 +63,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
 
     const failHttp = (error: ServiceError) => {
       if (error.status === 401) reply.header('www-authenticate', 'Bearer');
+      if (error.extras.retry_after_seconds !== undefined) reply.header('retry-after', String(error.extras.retry_after_seconds));
       return reply.code(error.status).send(rpcError(id, JSONRPC.serverError, error.message, envelope(error, request)));
     };
 
@@ -70,7 +71,8 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
 
     let principal: Principal;
     try {
-      principal = await authenticate(deps.database.db, request.headers.authorization, 'mcp');
+      const { authorization } = request.headers;
+      principal = await deps.authThrottle.guard(request.ip, authorization, () => authenticate(deps.database.db, authorization, 'mcp'));
     } catch (thrown) {
       return failHttp(thrown as ServiceError);
     }

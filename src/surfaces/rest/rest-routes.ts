@@ -57,6 +57,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): vo
           input,
           coerce,
           authorization: request.headers.authorization,
+          clientAddress: request.ip,
         });
         reply.headers(outcome.headers);
         if (!outcome.ok) return sendError(reply, outcome.error, deps.config.publicUrl);
