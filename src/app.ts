@@ -4,11 +4,12 @@ import findMyWay, { type HTTPMethod } from 'find-my-way';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
-import { fail } from './core/errors.ts';
+import { fail, ServiceError, validationFailed } from './core/errors.ts';
 import { newId } from './core/ids.ts';
 import { createAuthThrottle } from './core/auth-throttle.ts';
 import { createRateLimiter, memoryStore, postgresStore, type RateLimiter } from './core/rate-limit.ts';
 import { createUsageRecorder } from './core/usage-recorder.ts';
+import { createOutboxRelay, outboxMetrics } from './core/outbox-relay.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -17,13 +18,15 @@ import { buildRegistry, type Registry } from './registry.ts';
 import { registerAdminRoutes } from './surfaces/admin/admin-routes.ts';
 import { registerAssetContentRoutes } from './surfaces/assets/asset-content-routes.ts';
 import { registerDocsRoutes } from './surfaces/docs/docs-routes.ts';
-import { sendError } from './surfaces/http-errors.ts';
+import { clientErrorHandler, sendError } from './surfaces/http-errors.ts';
 import { registerMcpEndpoint } from './surfaces/mcp/mcp-endpoint.ts';
 import { buildOpenApi } from './surfaces/openapi/openapi.ts';
 import { registerRestRoutes } from './surfaces/rest/rest-routes.ts';
 import { createMetrics, registerSystemRoutes } from './surfaces/system-routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Path parameters (IDs) up to this length are routed and looked up; longer ones name no resource. */
+export const MAX_PARAM_LENGTH = 255;
 
 export interface AppOptions {
   config: Config;
@@ -55,19 +58,26 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const database = options.database ?? openDatabase(config);
   await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
   const limiterStore = config.rateLimitStore === 'postgres' && database.pool ? postgresStore(database.pool) : memoryStore;
+  const metrics = createMetrics();
+  const clock = options.clock ?? systemClock;
+  const registry = options.registry ?? buildRegistry();
   const deps: PipelineDeps = {
     database,
     config,
-    clock: options.clock ?? systemClock,
+    clock,
     rateLimiter: options.rateLimiter ?? createRateLimiter(limiterStore),
     authThrottle: createAuthThrottle(limiterStore),
-    registry: options.registry ?? buildRegistry(),
+    registry,
     logger,
     usage: createUsageRecorder(database.transaction, logger),
     // Every node enqueues (inside its calls' transactions); only a node with its worker on runs jobs.
-    jobs: createQueueBackend({
-      ...{ db: database.db, dialect: database.dialect, config, logger },
-      clock: options.clock ?? systemClock,
+    jobs: createQueueBackend({ db: database.db, dialect: database.dialect, config, clock, logger }),
+    relay: createOutboxRelay({
+      database,
+      consumers: registry.eventConsumers,
+      clock,
+      logger,
+      observeDelay: outboxMetrics(metrics.registry, database.db, clock),
     }),
   };
 
@@ -77,12 +87,30 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => newId('req'),
     bodyLimit: BODY_LIMIT_BYTES,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    requestTimeout: config.requestTimeoutMs,
+    // Node checks timeouts every 30 s and gives the head 60 s by default: scale both to the request timeout.
+    http: config.requestTimeoutMs
+      ? {
+          headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+          connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
+        }
+      : {},
+    clientErrorHandler: clientErrorHandler(config.publicUrl, logger, (url) => unrouted(url)),
+    // A malformed percent-encoding or an over-long parameter, found while routing.
+    frameworkErrors: (error, _request, reply) => {
+      const mapped =
+        error.code === 'FST_ERR_BAD_URL'
+          ? validationFailed([{ field: '(path)', message: 'is not valid percent-encoding' }], 'The request path is malformed.')
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? fail('resource_not_found', { message: `No resource has an ID longer than ${MAX_PARAM_LENGTH} characters.` })
+            : fail('internal_error');
+      return sendError(reply, mapped, config.publicUrl);
+    },
   }) as unknown as FastifyInstance;
-  const metrics = createMetrics();
 
   // Which methods each path accepts, to tell 405 from 404.
-  const knownRoutes = findMyWay();
+  const knownRoutes = findMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (!knownRoutes.hasRoute(method as HTTPMethod, route.url)) knownRoutes.on(method as HTTPMethod, route.url, () => {});
@@ -101,6 +129,17 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     }
   });
 
+  // llhttp decodes chunked bodies only; any other transfer coding would hand the parser undecoded bytes.
+  app.addHook('onRequest', async (request) => {
+    const coding = request.headers['transfer-encoding'];
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+      throw validationFailed(
+        [{ field: '(request)', message: 'Transfer-Encoding must be chunked alone: no other transfer coding is supported' }],
+        'The request uses a transfer coding this service does not support.',
+      );
+    }
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     return payload;
@@ -115,14 +154,21 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     );
   });
 
-  app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?')[0]!;
+  // An unrouted request: 405 with Allow on a known path (any other method, QUERY and PROPFIND too), else 404.
+  const unrouted = (url: string) => {
+    const path = url.split('?')[0]!;
     const allow = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => knownRoutes.find(m, path));
-    const error = allow.length ? fail('method_not_allowed', { allow }) : fail('route_not_found');
-    return sendError(reply, error, config.publicUrl);
+    return allow.length ? fail('method_not_allowed', { allow }) : fail('route_not_found');
+  };
+  // Answered before the body is read: Fastify would judge the body of a method it knows first (a QUERY
+  // without Content-Type is its own 400, an unknown media type 415), then call the not-found handler.
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) throw unrouted(request.url);
   });
+  app.setNotFoundHandler(async (request, reply) => sendError(reply, unrouted(request.url), config.publicUrl));
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (error instanceof ServiceError) return sendError(reply, error, config.publicUrl);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, fail('payload_too_large'), config.publicUrl);
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(reply, fail('unsupported_media_type'), config.publicUrl);
@@ -158,6 +204,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // onClose hooks run last-registered first: the worker stops before the database closes.
   app.addHook('onClose', async () => {
     await worker?.stop();
+    await deps.relay.stop();
   });
   await app.ready();
   if (config.worker) worker = await startWorker(deps);
