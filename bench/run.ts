@@ -16,8 +16,12 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TASKS = Number(process.env.BENCH_TASKS ?? 100_000);
-const NEIGHBOUR_CONTACTS = Number(process.env.BENCH_NEIGHBOUR_CONTACTS ?? 100_000);
-/** The neighbour's most expensive list: a text query that matches nothing scans every contact it has. */
+/** Sized so the neighbour's scan alone takes about 500 ms on the machine of docs/performance.md. */
+const NEIGHBOUR_CONTACTS = Number(process.env.BENCH_NEIGHBOUR_CONTACTS ?? 200_000);
+/**
+ * The neighbour's most expensive list: a text query that matches nothing scans every contact it has. It is a
+ * heavy read (search_contacts with a query), so it runs on the heavy-read connections, off the main thread.
+ */
 const NEIGHBOUR_LIST = '/v1/contacts?query=no-such-contact&limit=100';
 const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
 
@@ -165,10 +169,10 @@ async function main() {
       process.stdout.write(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${ratio} |\n`);
     }
     process.stdout.write(
-      `\nnoisy neighbour: workspace B loops GET ${NEIGHBOUR_LIST} over ${NEIGHBOUR_CONTACTS} contacts ` +
+      `\nnoisy neighbour: workspace B loops a heavy read, GET ${NEIGHBOUR_LIST} over ${NEIGHBOUR_CONTACTS} contacts ` +
         `(alone: p50 ${neighbourAlone.p50} ms, ${neighbourAlone.rps.toFixed(1)} req/s; during the create run: ` +
         `${neighbourBusy.total} requests); workspace A create_contact p99 ${noisy.p99} ms against ${rest.p99} ms idle ` +
-        `(${(noisy.p99 / Math.max(rest.p99, 1)).toFixed(1)}x)\n`,
+        `(${(noisy.p99 / Math.max(rest.p99, 1)).toFixed(1)}x; target at most 2x)\n`,
     );
     process.stdout.write(`\ntools/list for an all-scopes credential: ${toolCount} tools, ${toolBytes} bytes over all pages\n`);
     process.stdout.write(`targets: REST create >= 0.40 of bare insert (${(rest.rps / yardstick.rps).toFixed(2)}); list_tasks p99 < 20 ms (${list.p99} ms)\n`);
