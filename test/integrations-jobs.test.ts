@@ -3,13 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPgBossQueue } from '../src/jobs/pgboss-queue.ts';
 import { createSqliteQueue } from '../src/jobs/sqlite-queue.ts';
-import type { Job, QueueBackend } from '../src/jobs/types.ts';
+import { type Job, JobTimeoutError, type QueueBackend } from '../src/jobs/types.ts';
 import { Harness, MutableClock, usingPostgres } from './helpers/harness.ts';
 
 let h: Harness;
 let queue: QueueBackend & { poll?: () => Promise<void> };
 const clock = new MutableClock(new Date());
 const runs: Job<{ n: number; fail?: boolean }>[] = [];
+const aborts: unknown[] = [];
 
 beforeAll(async () => {
   h = await Harness.start({ clock });
@@ -25,6 +26,19 @@ beforeAll(async () => {
         runs.push(job as Job<{ n: number; fail?: boolean }>);
         if ((job.payload as { fail?: boolean }).fail && job.attempt === 1) throw new Error('the first try fails');
       },
+    },
+    {
+      // Waits for its signal: only the timeout declared beside it ends it.
+      name: 'test.slow',
+      retryLimit: 0,
+      timeoutSeconds: 0.2,
+      run: (job) =>
+        new Promise<void>((_resolve, reject) => {
+          job.signal.addEventListener('abort', () => {
+            aborts.push(job.signal.reason);
+            reject(job.signal.reason);
+          });
+        }),
     },
   ]);
 });
@@ -72,5 +86,18 @@ describe(`job queue (${usingPostgres ? 'pg-boss' : 'sqlite'})`, () => {
     if (usingPostgres) return; // pg-boss counts the delay in real time
     clock.advance(61_000);
     await ran(3, 1);
+  });
+
+  it('aborts a job at the timeout declared beside its handler', async () => {
+    await queue.enqueue('test.slow', {});
+    await vi.waitFor(
+      async () => {
+        await queue.poll?.();
+        expect(aborts).toHaveLength(1);
+      },
+      { timeout: 8000, interval: 30 },
+    );
+    expect(aborts[0]).toBeInstanceOf(JobTimeoutError);
+    expect((aborts[0] as Error).message).toBe('The job exceeded its timeout of 0.2 s.');
   });
 });

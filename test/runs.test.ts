@@ -133,11 +133,15 @@ describe(`runs (${usingPostgres ? 'PostgreSQL, pg-boss' : 'SQLite, job_queue'})`
 
   it('fails a run that exceeds its timeout with code timeout, and stops its work', async () => {
     // SQLite: a ready heavy-read worker, so the run's read starts on it at once.
-    if (!usingPostgres) await h.service.deps.database.heavy.selectFrom('runs').select('id').limit(1).execute();
+    if (!usingPostgres)
+      await h.service.deps.database.heavy.selectFrom('runs').select('id').limit(1).execute();
     const workers = readWorkers();
     const run = await start({ mode: 'sleep' }, '/v1/test-runs/timed');
     const failed = await runWhen(run.id, (r) => r.status === 'failed');
-    expect(failed.error).toEqual({ code: 'timeout', message: 'The run exceeded its time limit of 1 s and was stopped.' });
+    expect(failed.error).toEqual({
+      code: 'timeout',
+      message: 'The run exceeded its time limit of 1 s and was stopped.',
+    });
     await vi.waitFor(() => expect(interrupted.has(run.id)).toBe(true), { timeout: 5000 });
     if (!usingPostgres) {
       // The statement ran in a heavy-read worker process, which was killed: it is not left running.
@@ -207,6 +211,14 @@ describe(`runs (${usingPostgres ? 'PostgreSQL, pg-boss' : 'SQLite, job_queue'})`
     expect(
       await h.db.selectFrom('runs').select('id').where('request_id', '=', replay.body.request_id).execute(),
     ).toEqual([]);
+
+    // OpenAPI documents both answers with the run schema.
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    const responses = doc.paths['/v1/test-runs'].post.responses;
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['202', '200']));
+    expect(responses['202'].content['application/json'].schema).toEqual(
+      responses['200'].content['application/json'].schema,
+    );
 
     const fresh = await h.callTool(ws.mcpToken, 'start_test_run', { mode: 'ok' });
     expect(fresh.body).toMatchObject({

@@ -14,8 +14,9 @@ import type {
   PostStatus,
 } from './cms-tables.ts';
 import type { FieldDefinition } from './entry-fields.ts';
+import type { CmsCollection, CmsEntry, CmsSite, MarketingCampaign, MarketingPost } from './cms-schemas.ts';
 
-export function toSite(row: CmsSitesTable) {
+export function toSite(row: CmsSitesTable): CmsSite {
   return {
     id: row.id,
     name: row.name,
@@ -27,7 +28,7 @@ export function toSite(row: CmsSitesTable) {
   };
 }
 
-export function toCollection(row: CmsCollectionsTable) {
+export function toCollection(row: CmsCollectionsTable): CmsCollection {
   return {
     id: row.id,
     site_id: row.site_id,
@@ -40,7 +41,7 @@ export function toCollection(row: CmsCollectionsTable) {
   };
 }
 
-export function toEntry(row: CmsEntriesTable) {
+export function toEntry(row: CmsEntriesTable): CmsEntry {
   return {
     id: row.id,
     site_id: row.site_id,
@@ -55,7 +56,7 @@ export function toEntry(row: CmsEntriesTable) {
   };
 }
 
-export function toCampaign(row: MarketingCampaignsTable) {
+export function toCampaign(row: MarketingCampaignsTable): MarketingCampaign {
   return {
     id: row.id,
     name: row.name,
@@ -71,7 +72,7 @@ export function toCampaign(row: MarketingCampaignsTable) {
   };
 }
 
-export function toPost(row: MarketingPostsTable) {
+export function toPost(row: MarketingPostsTable): MarketingPost {
   return {
     id: row.id,
     campaign_id: row.campaign_id,

@@ -4,21 +4,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { listCollections, toCollection } from './cms-store.ts';
 import type { CmsCollectionsTable } from './cms-tables.ts';
 import { fieldDefinitionInput, normalizeDefinitions } from './entry-fields.ts';
+import { CmsCollectionSchema } from './cms-schemas.ts';
 
-export const collectionRecord: RecordType = {
+export const collectionRecord = defineRecordType({
   type: 'cms_collection',
   module: 'cms',
   table: 'cms_collections',
   collection: '/v1/cms/collections',
   key: 'collection',
   readScope: 'cms:read',
+  schema: CmsCollectionSchema,
   toResource: toCollection,
-};
+});
 
 export const createCollection = defineOperation({
   name: 'create_collection',

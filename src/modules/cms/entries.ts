@@ -5,22 +5,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
-import { entryStatus } from './cms-schemas.ts';
+import { defineRecordType } from '../../core/record-types.ts';
+import { MapOf, Strict } from '../../core/schema.ts';
+import { CmsEntrySchema, entryStatus } from './cms-schemas.ts';
 import { entryWithSlug, findCollection, findEntry, freeSlug, searchEntries, toEntry } from './cms-store.ts';
 import type { CmsCollectionsTable, CmsEntriesTable, EntryStatus } from './cms-tables.ts';
 import { type FieldDefinition, fieldErrors, referenceErrors, searchText, slugify, withoutNulls } from './entry-fields.ts';
 
-export const entryRecord: RecordType = {
+export const entryRecord = defineRecordType({
   type: 'cms_entry',
   module: 'cms',
   table: 'cms_entries',
   collection: '/v1/cms/entries',
   key: 'entry',
   readScope: 'cms:read',
+  schema: CmsEntrySchema,
   toResource: toEntry,
-};
+});
 
 const slug = Type.String({
   minLength: 1,
@@ -29,7 +30,7 @@ const slug = Type.String({
   description: 'Lowercase words joined by hyphens; unique within the collection.',
 });
 const contentFields = (description: string) =>
-  Type.Record(Type.String(), Type.Unknown(), { additionalProperties: false, description });
+  MapOf(Type.Unknown({ description: 'A value of the type its field definition declares.' }), { description });
 const entryId = Type.String({ minLength: 1, description: 'ID of the CMS entry (ent_...).' });
 
 /** Validates fields against the collection's definitions, references included; throws validation_failed. */

@@ -3,31 +3,33 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { campaignStatus, marketingChannel as channel, postStatus } from './cms-schemas.ts';
+import { MarketingCampaignSchema, MarketingPostSchema, campaignStatus, marketingChannel as channel, postStatus } from './cms-schemas.ts';
 import { listCampaigns, listPosts, toCampaign, toPost } from './cms-store.ts';
 import type { MarketingCampaignsTable, MarketingChannel, MarketingPostsTable } from './cms-tables.ts';
 
-export const campaignRecord: RecordType = {
+export const campaignRecord = defineRecordType({
   type: 'marketing_campaign',
   module: 'cms',
   table: 'marketing_campaigns',
   collection: '/v1/marketing/campaigns',
   key: 'campaign',
   readScope: 'cms:read',
+  schema: MarketingCampaignSchema,
   toResource: toCampaign,
-};
+});
 
-export const postRecord: RecordType = {
+export const postRecord = defineRecordType({
   type: 'marketing_post',
   module: 'cms',
   table: 'marketing_posts',
   collection: '/v1/marketing/posts',
   key: 'post',
   readScope: 'cms:read',
+  schema: MarketingPostSchema,
   toResource: toPost,
-};
+});
 
 const dateTime = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
 

@@ -4,20 +4,22 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { listSites, toSite } from './cms-store.ts';
 import type { CmsSitesTable } from './cms-tables.ts';
+import { CmsSiteSchema } from './cms-schemas.ts';
 
-export const siteRecord: RecordType = {
+export const siteRecord = defineRecordType({
   type: 'cms_site',
   module: 'cms',
   table: 'cms_sites',
   collection: '/v1/cms/sites',
   key: 'site',
   readScope: 'cms:read',
+  schema: CmsSiteSchema,
   toResource: toSite,
-};
+});
 
 export const createCmsSite = defineOperation({
   name: 'create_cms_site',

@@ -5,32 +5,35 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { clocksAfterMessage } from './sla.ts';
 import { findQueue, findTicket, listComments, listMessages, toComment, toMessage, toTicket } from './support-store.ts';
 import type { SupportTicketCommentsTable, SupportTicketMessagesTable, SupportTicketsTable } from './support-tables.ts';
 import { emitTicketChange, statusChanges, ticketId } from './tickets.ts';
+import { MessageAddedSchema, SupportTicketCommentSchema, SupportTicketMessageSchema } from './support-schemas.ts';
 
-export const messageRecord: RecordType = {
+export const messageRecord = defineRecordType({
   type: 'support_ticket_message',
   module: 'support',
   table: 'support_ticket_messages',
   collection: '/v1/support/messages',
   key: 'message',
   readScope: 'support:read',
+  schema: SupportTicketMessageSchema,
   toResource: toMessage,
-};
+});
 
-export const commentRecord: RecordType = {
+export const commentRecord = defineRecordType({
   type: 'support_ticket_comment',
   module: 'support',
   table: 'support_ticket_comments',
   collection: '/v1/support/comments',
   key: 'comment',
   readScope: 'support:read',
+  schema: SupportTicketCommentSchema,
   toResource: toComment,
-};
+});
 
 const direction = Type.Union([Type.Literal('inbound'), Type.Literal('outbound')], {
   description: 'inbound: from the requester; outbound: a reply to the requester.',
@@ -73,6 +76,7 @@ export const addSupportTicketMessage = defineOperation({
   }),
   rest: { method: 'POST', path: '/v1/support/tickets/{ticket_id}/messages' },
   responseKey: 'message',
+  response: MessageAddedSchema,
   handler: async (ctx, input) => {
     const ticket = await requireTicket(ctx, input.ticket_id);
     if (ticket.status === 'closed') {

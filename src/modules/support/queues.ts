@@ -4,19 +4,21 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { findQueueByKey, listQueues, toQueue } from './support-store.ts';
+import { SupportQueueSchema } from './support-schemas.ts';
 
-export const queueRecord: RecordType = {
+export const queueRecord = defineRecordType({
   type: 'support_queue',
   module: 'support',
   table: 'support_queues',
   collection: '/v1/support/queues',
   key: 'queue',
   readScope: 'support:read',
+  schema: SupportQueueSchema,
   toResource: toQueue,
-};
+});
 
 export const queueStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('archived')]);
 export const priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('urgent')]);

@@ -13,10 +13,11 @@ import type {
   SupportTicketsTable,
   TicketStatus,
 } from './support-tables.ts';
+import type { SupportQueue, SupportTicket, SupportTicketComment, SupportTicketMessage } from './support-schemas.ts';
 
 export const UNRESOLVED: TicketStatus[] = ['new', 'open', 'pending', 'on_hold'];
 
-export function toQueue(row: SupportQueuesTable) {
+export function toQueue(row: SupportQueuesTable): SupportQueue {
   return {
     id: row.id,
     key: row.key,
@@ -34,7 +35,7 @@ export function toQueue(row: SupportQueuesTable) {
   };
 }
 
-export function toTicket(row: SupportTicketsTable, context: { now: string }) {
+export function toTicket(row: SupportTicketsTable, context: { now: string }): SupportTicket {
   const hasRequester = row.requester_contact_id || row.requester_email || row.requester_name;
   return {
     id: row.id,
@@ -63,7 +64,7 @@ export function toTicket(row: SupportTicketsTable, context: { now: string }) {
   };
 }
 
-export function toMessage(row: SupportTicketMessagesTable) {
+export function toMessage(row: SupportTicketMessagesTable): SupportTicketMessage {
   return {
     id: row.id,
     ticket_id: row.ticket_id,
@@ -74,7 +75,7 @@ export function toMessage(row: SupportTicketMessagesTable) {
   };
 }
 
-export function toComment(row: SupportTicketCommentsTable) {
+export function toComment(row: SupportTicketCommentsTable): SupportTicketComment {
   return {
     id: row.id,
     ticket_id: row.ticket_id,

@@ -4,22 +4,24 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { priority } from './queues.ts';
 import { initialDueTimes } from './sla.ts';
 import { findQueue, findTicket, listTickets, toTicket } from './support-store.ts';
 import type { SupportTicketsTable, TicketStatus } from './support-tables.ts';
+import { SupportTicketSchema } from './support-schemas.ts';
 
-export const ticketRecord: RecordType = {
+export const ticketRecord = defineRecordType({
   type: 'support_ticket',
   module: 'support',
   table: 'support_tickets',
   collection: '/v1/support/tickets',
   key: 'ticket',
   readScope: 'support:read',
+  schema: SupportTicketSchema,
   toResource: toTicket,
-};
+});
 
 export const ticketStatus = Type.Union([
   Type.Literal('new'),
