@@ -12,6 +12,7 @@ import { systemClock } from '../src/core/clock.ts';
 import { newId } from '../src/core/ids.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { deliveryDelays, startSink } from './outbox-lag.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -57,6 +58,9 @@ async function seed(dataDir: string) {
   const neighbour = await createWorkspace(call, { name: 'Noisy neighbour' });
   await updateWorkspace(call, neighbour.id, { rate_limit_per_minute: null });
   const neighbourKey = (await createCredential(call, neighbour.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
+  const hooked = await createWorkspace(call, { name: 'Webhook subscriber' });
+  await updateWorkspace(call, hooked.id, { rate_limit_per_minute: null });
+  const hookedKey = (await createCredential(call, hooked.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
   for (let start = 0; start < NEIGHBOUR_CONTACTS; start += 500) {
     const rows = Array.from({ length: Math.min(500, NEIGHBOUR_CONTACTS - start) }, (_, i) => ({
       workspace_id: neighbour.id,
@@ -92,13 +96,14 @@ async function seed(dataDir: string) {
     await database.db.insertInto('tasks').values(rows).execute();
   }
   await database.close();
-  return { apiKey, mcpToken, neighbourKey };
+  return { apiKey, mcpToken, neighbourKey, hooked: { id: hooked.id, key: hookedKey } };
 }
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-'));
   const seeded = Date.now();
-  const { apiKey, mcpToken, neighbourKey } = await seed(path.join(dir, 'service'));
+  const { apiKey, mcpToken, neighbourKey, hooked } = await seed(path.join(dir, 'service'));
+  const sink = await startSink();
   process.stdout.write(`seeded ${TASKS} tasks and ${NEIGHBOUR_CONTACTS} neighbour contacts in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`);
 
   const bare = await spawnServer(
@@ -111,6 +116,9 @@ async function main() {
     WOS_ADMIN_TOKEN: OPERATOR,
     WOS_LOG_LEVEL: 'warn',
     PORT: '18080',
+    // The webhook run delivers to a local receiver on a random port.
+    WOS_WEBHOOK_ALLOW_PRIVATE: 'true',
+    WOS_OUTBOUND_ALLOWED_PORTS: String(sink.port),
   }, 'http://127.0.0.1:18080/readyz');
   const svc = 'http://127.0.0.1:18080';
   const json = { 'content-type': 'application/json' };
@@ -145,6 +153,21 @@ async function main() {
       }),
       load('neighbour during that run', { ...neighbourRequest, connections: 1 }),
     ]);
+    // Workspace C has a webhook endpoint subscribed to contact.created: the relay turns every create into a
+    // delivery, which the worker sends to the local receiver.
+    const endpoint = await fetch(`${svc}/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${hooked.key}` },
+      body: JSON.stringify({ url: `http://127.0.0.1:${sink.port}/hook`, event_types: ['contact.created'] }),
+    });
+    if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
+    const hookedRun = await load('create_contact over REST, webhook subscribed', {
+      url: `${svc}/v1/contacts`,
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${hooked.key}` },
+      body: contact,
+    });
+    const relay = await deliveryDelays(path.join(dir, 'service', 'wos.sqlite'), hooked.id);
     let toolCount = 0;
     let toolBytes = 0;
     let cursor: string | undefined;
@@ -161,7 +184,7 @@ async function main() {
       cursor = result.nextCursor;
     } while (cursor);
 
-    const rows = [yardstick, rest, mcp, list, noisy];
+    const rows = [yardstick, rest, mcp, list, noisy, hookedRun];
     process.stdout.write(`\n${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores, Node ${process.version}\n\n`);
     process.stdout.write('| run | req/s | p50 ms | p99 ms | vs bare insert |\n|---|---:|---:|---:|---:|\n');
     for (const row of rows) {
@@ -174,11 +197,16 @@ async function main() {
         `${neighbourBusy.total} requests); workspace A create_contact p99 ${noisy.p99} ms against ${rest.p99} ms idle ` +
         `(${(noisy.p99 / Math.max(rest.p99, 1)).toFixed(1)}x; target at most 2x)\n`,
     );
+    process.stdout.write(
+      `\noutbox: commit to webhook delivery enqueued (event time to delivery row, ${relay.count} deliveries of the ` +
+        `webhook run): p50 ${relay.p50} ms, p99 ${relay.p99} ms\n`,
+    );
     process.stdout.write(`\ntools/list for an all-scopes credential: ${toolCount} tools, ${toolBytes} bytes over all pages\n`);
     process.stdout.write(`targets: REST create >= 0.40 of bare insert (${(rest.rps / yardstick.rps).toFixed(2)}); list_tasks p99 < 20 ms (${list.p99} ms)\n`);
   } finally {
     bare.kill('SIGTERM');
     service.kill('SIGTERM');
+    await sink.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -94,7 +94,7 @@ describe('notifications', () => {
 });
 
 describe('rules', () => {
-  it('turns a task completion into notifications in the same request, respecting a disabled preference', async () => {
+  it('turns a task completion into notifications when the relay hands the event on, respecting a disabled preference', async () => {
     const bad = await call('POST', '/v1/notifications/rules', { name: 'Loop', event_type: 'notification.created', recipient_ids: ['x'], title: 't' });
     expect(bad.body.error.field_errors[0].field).toBe('event_type');
     const unknown = await call('POST', '/v1/notifications/rules', { name: 'Nope', event_type: 'nope.never', recipient_ids: ['x'], title: 't' });
@@ -121,6 +121,9 @@ describe('rules', () => {
 
     const task = (await call('POST', '/v1/tasks', { title: 'Ship it', assignee_id: 'alice' })).body.task;
     const done = await call('PATCH', `/v1/tasks/${task.id}`, { status: 'completed', completed_note: 'shipped' });
+    // The write commits its own rows only; the rule fires when the relay passes.
+    expect(await h.db.selectFrom('notifications').selectAll().where('workspace_id', '=', ws.id).where('event_id', 'is not', null).execute()).toEqual([]);
+    await h.relay();
     const made = await h.db.selectFrom('notifications').selectAll().where('workspace_id', '=', ws.id).where('event_id', 'is not', null).execute();
     const byRecipient = Object.fromEntries(made.map((n) => [n.recipient_id, n]));
     expect(byRecipient.alice).toMatchObject({ title: 'Done: Ship it', body: 'Note: shipped', status: 'delivered', source_type: 'task', source_id: task.id, rule_id: rule.body.rule.id, event_type: 'task.completed' });

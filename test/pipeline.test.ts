@@ -1,5 +1,5 @@
 // Pipeline guarantees, with a small module of its own: dry runs roll back, writes must audit, events must be
-// declared, event consumers write in the same transaction, shared routes dispatch, REST-only raw answers.
+// declared, event consumers run after the commit (the relay), shared routes dispatch, REST-only raw answers.
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineOperation } from '../src/core/define-operation.ts';
@@ -36,8 +36,9 @@ const testModule: ModuleDefinition = {
   eventConsumers: [
     {
       name: 'probe-echo',
-      // Writes a second contact for every probe event, inside the emitting write's transaction.
-      consume: async (db, events) => {
+      subscribes: ['probe.created'],
+      // Writes a second contact for every probe event, when the relay hands it on.
+      consume: async (db, _workspaceId, events) => {
         for (const event of events) {
           await db
             .insertInto('contacts')
@@ -147,9 +148,11 @@ afterAll(() => h.close());
 const contacts = () => h.db.selectFrom('contacts').select('name').where('workspace_id', '=', ws.id).orderBy('id').execute();
 
 describe('pipeline guarantees', () => {
-  it('commits the write, its audit, its outbox event and the consumer\'s writes together', async () => {
+  it('commits the write, its audit and its outbox event; the consumer\'s writes follow from the relay', async () => {
     const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'kept' } });
     expect(res.status).toBe(201);
+    expect((await contacts()).map((c) => c.name)).toEqual(['kept']);
+    await h.relay();
     expect((await contacts()).map((c) => c.name)).toEqual(['kept', `echo of ${res.body.contact.id}`]);
   });
 

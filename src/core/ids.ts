@@ -19,3 +19,8 @@ const nextUlid = monotonicFactory(pooledRandom);
 export function newId(prefix: string): string {
   return `${prefix}_${nextUlid()}`;
 }
+
+/** Whether the record with ID `a` was minted before the one with ID `b` (ULIDs sort by creation). */
+export function mintedBefore(a: string, b: string): boolean {
+  return a.slice(a.indexOf('_') + 1) < b.slice(b.indexOf('_') + 1);
+}

@@ -26,12 +26,23 @@ export interface DomainEventType {
 }
 
 /**
- * Runs inside the transaction of every write that emitted domain events, after they are stored in the
- * outbox (webhook deliveries, notification rules): what it writes commits or rolls back with the write.
+ * Handed outbox events by the relay (src/core/outbox-relay.ts), after the writes that emitted them have
+ * committed: webhook deliveries, notification rules. Delivery is at least once; the effect is once per
+ * event ID, because what `consume` writes commits together with the relay's record that it consumed them.
  */
 export interface EventConsumer {
+  /** Unique: the relay records progress under it. */
   name: string;
-  consume(db: Kysely<DB>, events: OutboxEventsTable[], clock: Clock): Promise<void>;
+  /**
+   * The event names it wants ('*' = every name): a fixed list, or the names it wants from a workspace
+   * right now (asked once per workspace and relay batch, so one cheap query). Other events never reach it.
+   */
+  subscribes: readonly string[] | ((db: Kysely<DB>, workspaceId: string) => Promise<readonly string[]>);
+  /**
+   * Handles events of one workspace, oldest first, inside the relay's transaction. Throwing rolls back
+   * what it wrote; the events come again (it is then held back for that workspace, keeping the order).
+   */
+  consume(db: Kysely<DB>, workspaceId: string, events: OutboxEventsTable[], clock: Clock): Promise<void>;
 }
 
 export interface ModuleDefinition {

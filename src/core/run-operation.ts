@@ -1,7 +1,7 @@
 // The execution pipeline. Both surfaces call runOperation(); its stages run in this order:
 //   1 authenticate  2 workspace  3 tool  4 module  5 scopes  6 rate limit  7 billing  8 validate
 //   9 execute: writes run in one transaction
-//        { idempotency -> handler -> audit + outbox (+ event consumers) + billing + call event };
+//        { idempotency -> handler -> audit + outbox + billing + call event }, then a nudge to the relay;
 //      reads run on the database and queue their call event (usage recorder); heavy reads' handlers
 //      query the heavy-read connections (src/db/heavy-reads.ts), never inside a transaction
 //  10 response
@@ -24,6 +24,7 @@ import type { OperationDefinition, OperationResult } from './define-operation.ts
 import { asServiceError, fail, notFound, type ServiceError, validationFailed } from './errors.ts';
 import { bindKey, claimKey, fingerprint } from './idempotency.ts';
 import { insertOutboxEvents, outboxRow } from './outbox.ts';
+import type { OutboxRelay } from './outbox-relay.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
@@ -42,6 +43,8 @@ export interface PipelineDeps {
   registry: Registry;
   logger: Logger;
   usage: UsageRecorder;
+  /** Hands committed outbox events to the consumers; nudged after every write that stored some. */
+  relay: OutboxRelay;
   /** The job queue of this node: jobs are enqueued through a call's transaction (ctx.enqueue, ctx.startRun). */
   jobs: QueueBackend;
 }
@@ -275,11 +278,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         outboxRow(workspace.id, call.requestId, nowIso, e),
       );
       await insertAuditEvents(trx, auditRows);
+      // Consumers (webhooks, notification rules) get the events from the relay after the commit.
       await insertOutboxEvents(trx, outboxRows);
-      if (outboxRows.length) {
-        for (const consumer of deps.registry.eventConsumers)
-          await consumer.consume(trx, outboxRows, deps.clock);
-      }
       await consumeUnits(trx, workspace, 1, now);
       await insertCallEvent(trx, callEvent(status));
       return { result, status };
@@ -304,6 +304,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         executed = { result, status };
       } else {
         executed = await deps.database.transaction(execute);
+        if (events.length) deps.relay.nudge();
       }
     } catch (thrown) {
       if (!(thrown instanceof DryRunRollback)) throw thrown;

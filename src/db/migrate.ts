@@ -7,6 +7,7 @@ import * as integrationsNotifications from './migrations/0005-integrations-notif
 import * as projectsProductsCalendar from './migrations/0006-projects-products-calendar.ts';
 import * as rateLimits from './migrations/0007-rate-limits.ts';
 import * as assetContentCleanup from './migrations/0008-asset-content-cleanup.ts';
+import * as outboxRelay from './migrations/0009-outbox-relay.ts';
 import * as runs from './migrations/0010-runs.ts';
 
 // Listed explicitly, in order: a migration exists when it is named here.
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006-projects-products-calendar': projectsProductsCalendar,
   '0007-rate-limits': rateLimits,
   '0008-asset-content-cleanup': assetContentCleanup,
+  '0009-outbox-relay': outboxRelay,
   '0010-runs': runs,
 };
 

@@ -127,6 +127,14 @@ export interface RunsTable {
   updated_at: string;
 }
 
+/** A consumer handled an event that is not yet published (src/core/outbox-relay.ts). */
+export interface OutboxConsumptionsTable {
+  workspace_id: string;
+  consumer: string;
+  event_id: string;
+  consumed_at: string;
+}
+
 export interface IdempotencyKeysTable {
   workspace_id: string;
   resource_type: string;
@@ -150,6 +158,7 @@ export interface PlatformTables {
   call_events: CallEventsTable;
   audit_events: AuditEventsTable;
   outbox_events: OutboxEventsTable;
+  outbox_consumptions: OutboxConsumptionsTable;
   idempotency_keys: IdempotencyKeysTable;
   runs: RunsTable;
   billing_usage: BillingUsageTable;

@@ -1,5 +1,6 @@
-// The background worker of one node: the job queue (pg-boss or the SQLite poller) plus the periodic tasks
-// the modules declare. app.ts starts it when the app is ready and stops it on close (WOS_WORKER=off: never).
+// The background worker of one node: the outbox relay, the job queue (pg-boss or the SQLite poller) and the
+// periodic tasks the modules declare. app.ts starts it when the app is ready and stops it on close
+// (WOS_WORKER=off: never).
 import type { PipelineDeps } from '../core/run-operation.ts';
 import { createPgBossQueue } from './pgboss-queue.ts';
 import { createSqliteQueue } from './sqlite-queue.ts';
@@ -7,7 +8,10 @@ import type { JobEnv, JobQueue, QueueBackend } from './types.ts';
 
 export interface Worker {
   queue: JobQueue;
-  /** Runs the periodic tasks and a queue poll once, now (tests and operators need not wait for the timer). */
+  /**
+   * Runs a relay pass, the periodic tasks and a queue poll once, now (tests and operators need not wait for
+   * the timer): deliveries the relay creates are found by the sweep in the same tick.
+   */
   tick(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -44,6 +48,8 @@ export async function startWorker(deps: PipelineDeps): Promise<Worker> {
   let running: Promise<void> = Promise.resolve();
 
   const tick = async () => {
+    if (stopped) return;
+    await deps.relay.pass().catch((err) => deps.logger.error({ err }, 'outbox relay pass failed'));
     for (const task of tasks) {
       if (stopped) return;
       try {
@@ -63,6 +69,9 @@ export async function startWorker(deps: PipelineDeps): Promise<Worker> {
     timer.unref();
   };
   schedule();
+  // Between ticks, writes on this node nudge the relay as they commit; the first pass takes any backlog.
+  deps.relay.start();
+  deps.relay.nudge();
 
   return {
     queue: backend,
@@ -74,6 +83,7 @@ export async function startWorker(deps: PipelineDeps): Promise<Worker> {
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
+      await deps.relay.stop();
       await running.catch(() => {});
       await backend.stop();
     },

@@ -104,23 +104,31 @@ export class Harness {
 
   /**
    * Stops this service (as a crash or deploy would: the worker stops, the database stays) and starts a new
-   * one over the same database and clock, with config overrides. Use the returned harness from then on.
+   * one over the same database, clock and registry, with config overrides. Use the returned harness from then on.
    */
   async restart(overrides: Partial<Config> = {}): Promise<Harness> {
     await this.service.app.close();
     await this.service.deps.database.close().catch(() => {});
     const config = { ...this.config, ...overrides };
-    const service = await buildApp({ config, clock: this.clock });
+    const service = await buildApp({ config, clock: this.clock, registry: this.service.deps.registry });
     await ensureOperatorToken(service.deps.database.db, config);
     return new Harness(service, config, this.clock, this.dropDatabase);
   }
 
   /**
-   * A second service over the same database and clock (another node of a deployment), with config
+   * A second service over the same database, clock and registry (another node of a deployment), with config
    * overrides. Close it with `service.app.close()`; the database stays with this harness.
    */
   async startSibling(overrides: Partial<Config> = {}): Promise<Service> {
-    return buildApp({ config: { ...this.config, ...overrides }, clock: this.clock });
+    return buildApp({ config: { ...this.config, ...overrides }, clock: this.clock, registry: this.service.deps.registry });
+  }
+
+  /**
+   * One outbox relay pass, now: committed events reach their consumers (webhook deliveries, notification
+   * rules) without the worker or its timers. Resolves with the number of events published.
+   */
+  relay(): Promise<number> {
+    return this.service.deps.relay.pass();
   }
 
   /** Writes queued call events (reads, failed calls) so tests can read them from the database. */

@@ -1,11 +1,11 @@
-// Webhook deliveries: created in the event's transaction (the consumer), found when due by the sweep,
+// Webhook deliveries: created by the outbox relay (the consumer), found when due by the sweep,
 // sent by the webhooks.deliver job. The delivery row is the durable state, so nothing is lost or doubled
 // by a crash or restart: a job re-checks the row and records its attempt only if the row is unchanged.
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import { auditRow, insertAuditEvents, systemWrite } from '../../core/audit.ts';
 import type { Clock } from '../../core/clock.ts';
-import { newId } from '../../core/ids.ts';
+import { mintedBefore, newId } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
 import { outboundPolicy, postOutbound } from '../../core/outbound-url.ts';
 import { reusableQuery } from '../../db/reusable-query.ts';
@@ -48,8 +48,7 @@ export async function isModuleOn(db: Kysely<DB>, workspaceId: string, module: st
   return Boolean(row) && (JSON.parse(row!.modules) as Record<string, boolean>)[module] !== false;
 }
 
-/** One pending delivery per active subscribed endpoint and event, in the caller's transaction. */
-// Runs inside every write that emits events: compiled once per transaction (see reusableQuery).
+// Run by the relay for every batch of a workspace: compiled once per transaction (see reusableQuery).
 const activeEndpoints = reusableQuery((db) =>
   db
     .selectFrom('webhook_endpoints')
@@ -58,42 +57,59 @@ const activeEndpoints = reusableQuery((db) =>
     .where('status', '=', sql.lit('active')),
 );
 
-export async function createDeliveries(db: Kysely<DB>, events: OutboxEventsTable[]): Promise<void> {
-  const byWorkspace = new Map<string, OutboxEventsTable[]>();
-  for (const event of events)
-    byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
-  for (const [workspaceId, list] of byWorkspace) {
-    const endpoints = await activeEndpoints(db, [workspaceId]);
-    if (endpoints.length === 0 || !(await isModuleOn(db, workspaceId, 'integrations'))) continue;
-    const rows: WebhookDeliveriesTable[] = [];
-    for (const event of list) {
-      for (const endpoint of endpoints) {
-        if (!subscribes(JSON.parse(endpoint.event_types), event.name)) continue;
-        rows.push({
-          workspace_id: workspaceId,
-          id: newId('whd'),
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          event_type: event.name,
-          payload: eventBody({ ...event, data: JSON.parse(event.payload) }),
-          status: 'pending',
-          attempt_count: 0,
-          next_attempt_at: event.occurred_at,
-          last_status_code: null,
-          last_error: null,
-          created_at: event.occurred_at,
-          updated_at: event.occurred_at,
-          completed_at: null,
-        });
-      }
+/** The event names some active endpoint of the workspace subscribes to ('*' among them: every name). */
+async function subscribedTypes(db: Kysely<DB>, workspaceId: string): Promise<string[]> {
+  const endpoints = await activeEndpoints(db, [workspaceId]);
+  if (endpoints.length === 0 || !(await isModuleOn(db, workspaceId, 'integrations'))) return [];
+  return [...new Set(endpoints.flatMap((endpoint) => JSON.parse(endpoint.event_types) as string[]))];
+}
+
+/**
+ * One pending delivery per event and active endpoint that subscribes to it and existed before the event,
+ * in the relay's transaction. Due at once: created_at is when the relay handed the event on.
+ */
+export async function createDeliveries(
+  db: Kysely<DB>,
+  workspaceId: string,
+  events: OutboxEventsTable[],
+  now: string,
+): Promise<void> {
+  const endpoints = await activeEndpoints(db, [workspaceId]);
+  if (endpoints.length === 0 || !(await isModuleOn(db, workspaceId, 'integrations'))) return;
+  const rows: WebhookDeliveriesTable[] = [];
+  for (const event of events) {
+    for (const endpoint of endpoints) {
+      if (!mintedBefore(endpoint.id, event.id)) continue;
+      if (!subscribes(JSON.parse(endpoint.event_types), event.name)) continue;
+      rows.push({
+        workspace_id: workspaceId,
+        id: newId('whd'),
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_type: event.name,
+        payload: eventBody({ ...event, data: JSON.parse(event.payload) }),
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: now,
+        last_status_code: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        completed_at: null,
+      });
     }
-    if (rows.length) await db.insertInto('webhook_deliveries').values(rows).execute();
+  }
+  // In chunks: a relay batch times the endpoints may exceed a statement's parameter limit.
+  for (let start = 0; start < rows.length; start += 500) {
+    await db.insertInto('webhook_deliveries').values(rows.slice(start, start + 500)).execute();
   }
 }
 
 export const webhookConsumer: EventConsumer = {
   name: 'webhook_deliveries',
-  consume: (db, events) => createDeliveries(db, events),
+  subscribes: subscribedTypes,
+  consume: (db, workspaceId, events, clock) =>
+    createDeliveries(db, workspaceId, events, clock.now().toISOString()),
 };
 
 async function signingSecrets(db: Kysely<DB>, endpoint: WebhookEndpointsTable, now: Date): Promise<string[]> {

@@ -1,12 +1,15 @@
-// Notification rules run inside the transaction of the write that emitted the event: the notifications
-// (and their notification.created events and deliveries) commit or roll back with it, never lost.
+// Notification rules are an outbox consumer (src/core/outbox-relay.ts): the relay hands them the events some
+// active rule watches, and the notifications (with their notification.created events, deliveries and audit
+// events) commit together with the relay's record of the event, so each event fires a rule once.
 import { type Kysely, sql } from 'kysely';
-import { auditRow } from '../../core/audit.ts';
+import { auditRow, insertAuditEvents } from '../../core/audit.ts';
+import type { Clock } from '../../core/clock.ts';
+import { mintedBefore } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
-import { outboxRow } from '../../core/outbox.ts';
+import { insertOutboxEvents, outboxRow } from '../../core/outbox.ts';
 import { reusableQuery } from '../../db/reusable-query.ts';
 import type { AuditEventsTable, DB, OutboxEventsTable } from '../../db/tables.ts';
-import { createDeliveries, isModuleOn } from '../integrations/delivery-worker.ts';
+import { isModuleOn } from '../integrations/delivery-worker.ts';
 import { insertNotification, type RuleCondition, toRule } from './notification-store.ts';
 
 /** The value at a dotted path; only own properties count, so `constructor` or `__proto__` is absent. */
@@ -40,7 +43,7 @@ export function render(template: string, data: unknown): string {
   });
 }
 
-// Runs inside every write that emits events: compiled once per transaction (see reusableQuery).
+// Run by the relay for every batch of a workspace: compiled once per transaction (see reusableQuery).
 const activeRules = reusableQuery((db) =>
   db
     .selectFrom('notification_rules')
@@ -50,16 +53,35 @@ const activeRules = reusableQuery((db) =>
     .orderBy('id'),
 );
 
-async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEventsTable[]): Promise<void> {
+const watchedTypes = reusableQuery((db) =>
+  db
+    .selectFrom('notification_rules')
+    .select('event_type')
+    .distinct()
+    .where('workspace_id', '=', '')
+    .where('status', '=', sql.lit('active')),
+);
+
+async function applyRules(
+  db: Kysely<DB>,
+  workspaceId: string,
+  events: OutboxEventsTable[],
+  clock: Clock,
+): Promise<void> {
   const names = [...new Set(events.map((e) => e.name))];
   const rows = (await activeRules(db, [workspaceId])).filter((row) => names.includes(row.event_type));
   if (rows.length === 0 || !(await isModuleOn(db, workspaceId, 'notifications'))) return;
   const rules = rows.map(toRule);
+  const now = clock.now().toISOString();
   const audits: AuditEventsTable[] = [];
   const created: OutboxEventsTable[] = [];
   for (const event of events) {
     const data = JSON.parse(event.payload) as unknown;
-    for (const rule of rules.filter((r) => r.event_type === event.name && matches(r.conditions, data))) {
+    // A rule fires for the events that came after it, however late the relay hands them on.
+    const fired = rules.filter(
+      (r) => r.event_type === event.name && mintedBefore(r.id, event.id) && matches(r.conditions, data),
+    );
+    for (const rule of fired) {
       const fromField = rule.recipient_field ? valueAt(data, rule.recipient_field) : undefined;
       const recipients = new Set([
         ...rule.recipient_ids,
@@ -80,12 +102,12 @@ async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEve
             rule_id: rule.id,
             channels: rule.channels,
           },
-          event.occurred_at,
+          now,
         );
         const write = {
           workspaceId,
           requestId: event.request_id,
-          occurredAt: event.occurred_at,
+          occurredAt: now,
           actor: { type: 'system' as const, credentialId: null, name: `notification rule ${rule.id}` },
           surface: 'system' as const,
           tool: 'notification_rule',
@@ -99,7 +121,7 @@ async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEve
           }),
         );
         created.push(
-          outboxRow(workspaceId, event.request_id, event.occurred_at, {
+          outboxRow(workspaceId, event.request_id, now, {
             name: 'notification.created',
             targetType: 'notification',
             targetId: notification.id,
@@ -109,20 +131,13 @@ async function applyRules(db: Kysely<DB>, workspaceId: string, events: OutboxEve
       }
     }
   }
-  if (audits.length) await db.insertInto('audit_events').values(audits).execute();
-  if (created.length) {
-    await db.insertInto('outbox_events').values(created).execute();
-    // Consumers see the call's events once; these later ones reach webhook endpoints directly.
-    await createDeliveries(db, created);
-  }
+  await insertAuditEvents(db, audits);
+  // The relay hands these on too (webhook endpoints), like any other event.
+  await insertOutboxEvents(db, created);
 }
 
 export const ruleConsumer: EventConsumer = {
   name: 'notification_rules',
-  consume: async (db, events) => {
-    const byWorkspace = new Map<string, OutboxEventsTable[]>();
-    for (const event of events)
-      byWorkspace.set(event.workspace_id, [...(byWorkspace.get(event.workspace_id) ?? []), event]);
-    for (const [workspaceId, list] of byWorkspace) await applyRules(db, workspaceId, list);
-  },
+  subscribes: async (db, workspaceId) => (await watchedTypes(db, [workspaceId])).map((row) => row.event_type),
+  consume: (db, workspaceId, events, clock) => applyRules(db, workspaceId, events, clock),
 };
