@@ -19,6 +19,8 @@ export interface Config {
   rateLimitStore: 'memory' | 'postgres';
   /** Largest asset upload accepted through a signed upload URL (WOS_MAX_UPLOAD_BYTES, default 100 MiB). */
   maxUploadBytes: number;
+  /** Time a request's head and body have to arrive, in ms (WOS_REQUEST_TIMEOUT_MS, default 300 s; 0: none). */
+  requestTimeoutMs: number;
   /** Background worker on this node (webhook and notification deliveries): WOS_WORKER=off disables it. */
   worker: boolean;
   /** How often the worker looks for due work, in ms (WOS_WORKER_POLL_MS, default 1000). */
@@ -120,6 +122,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     defaultRateLimitPerMinute: integer(env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE, 6000, 'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE'),
     rateLimitStore: rateLimitStore(env),
     maxUploadBytes: integer(env.WOS_MAX_UPLOAD_BYTES, 100 * 1024 * 1024, 'WOS_MAX_UPLOAD_BYTES'),
+    requestTimeoutMs: integer(env.WOS_REQUEST_TIMEOUT_MS, 300_000, 'WOS_REQUEST_TIMEOUT_MS'),
     worker: !['off', 'false', '0', 'no'].includes((env.WOS_WORKER ?? 'on').toLowerCase()),
     workerPollMs: Math.max(10, integer(env.WOS_WORKER_POLL_MS, 1000, 'WOS_WORKER_POLL_MS')),
     webhookAllowPrivate: env.WOS_WEBHOOK_ALLOW_PRIVATE === 'true',

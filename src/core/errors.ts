@@ -141,6 +141,20 @@ export const errorCatalogue = {
     retryable: false,
     description: 'The Content-Type of the body is not application/json.',
   },
+  request_timeout: {
+    status: 408,
+    message: 'The request did not arrive completely in time.',
+    retryable: true,
+    description:
+      'The head and body of a request must arrive within WOS_REQUEST_TIMEOUT_MS (a body shorter than its ' +
+      'Content-Length waits for this). The connection is closed; send the request again, whole.',
+  },
+  request_header_fields_too_large: {
+    status: 431,
+    message: 'The request line and headers are larger than the limit of 16 KiB.',
+    retryable: false,
+    description: 'Usually a query string that is too long: send fewer or shorter filters.',
+  },
   query_timeout: {
     status: 504,
     message: 'The query ran longer than its time limit and was stopped.',

@@ -18,30 +18,63 @@ export const pageInput = {
   ),
 };
 
+/**
+ * The type of one value of a cursor's key: text, a SQL integer (32-bit, as PostgreSQL's integer), or an
+ * ISO 8601 UTC instant as toISOString() writes it. A cursor is base64url JSON anyone can forge, so its key
+ * is checked against the endpoint's shape before it reaches SQL.
+ */
+export type KeyPart = 'string' | 'integer' | 'date-time';
+export type CursorKey = (string | number)[];
+
 interface CursorPayload {
   o: string;
   f: string;
-  k: string;
+  k: unknown;
+}
+
+const INT32_LIMIT = 2 ** 31;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function partMatches(value: unknown, part: KeyPart): boolean {
+  switch (part) {
+    case 'string':
+      return typeof value === 'string' && !value.includes('\u0000');
+    case 'integer':
+      return Number.isInteger(value) && (value as number) >= -INT32_LIMIT && (value as number) < INT32_LIMIT;
+    case 'date-time':
+      return typeof value === 'string' && ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value));
+  }
 }
 
 function filterHash(operation: string, filters: Record<string, unknown>): string {
   return sha256Hex(operation + canonicalJson(filters)).slice(0, 16);
 }
 
-export function encodeCursor(operation: string, filters: Record<string, unknown>, key: string): string {
+export function encodeCursor(operation: string, filters: Record<string, unknown>, key: CursorKey): string {
   const payload: CursorPayload = { o: operation, f: filterHash(operation, filters), k: key };
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
-/** The key after which the page starts; a cursor from another endpoint or other filters is rejected. */
-export function decodeCursor(operation: string, filters: Record<string, unknown>, cursor: string): string {
+const notIssued = () => validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+
+/**
+ * The key after which the page starts, checked against `shape` (one KeyPart per keyset column); a cursor
+ * from another endpoint or other filters, or whose key has another shape, is validation_failed on cursor.
+ */
+export function decodeCursor(
+  operation: string,
+  filters: Record<string, unknown>,
+  cursor: string,
+  shape: readonly KeyPart[],
+): CursorKey {
   let payload: CursorPayload;
   try {
     payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload;
   } catch {
-    throw validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+    throw notIssued();
   }
-  if (typeof payload?.k !== 'string' || payload.o !== operation) {
+  if (typeof payload !== 'object' || payload === null) throw notIssued();
+  if (payload.o !== operation) {
     throw validationFailed([{ field: 'cursor', message: 'was issued by another endpoint' }]);
   }
   if (payload.f !== filterHash(operation, filters)) {
@@ -49,7 +82,11 @@ export function decodeCursor(operation: string, filters: Record<string, unknown>
       { field: 'cursor', message: 'was issued for other filters; send the same filters' },
     ]);
   }
-  return payload.k;
+  const key = payload.k;
+  if (!Array.isArray(key) || key.length !== shape.length || !shape.every((part, i) => partMatches(key[i], part))) {
+    throw notIssued();
+  }
+  return key as CursorKey;
 }
 
 export interface PageRequest {
@@ -71,13 +108,14 @@ export function fetchPage<R extends { id: string }>(
   request: PageRequest,
   idColumn = 'id',
 ): Promise<Page<R>> {
-  return fetchKeysetPage(query, request, [{ column: idColumn, direction: 'desc' }]);
+  return fetchKeysetPage(query, request, [{ column: idColumn, direction: 'desc', type: 'string' }]);
 }
 
 /** One column of a keyset order. Every column must be NOT NULL; the last one must be unique (the id). */
 export interface KeysetColumn {
   column: string;
   direction: 'asc' | 'desc';
+  type: KeyPart;
 }
 
 /**
@@ -93,7 +131,8 @@ export async function fetchKeysetPage<R extends Record<string, unknown>>(
   const limit = Math.min(request.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   let q = query;
   if (request.cursor) {
-    const values = parseKey(decodeCursor(request.operation, request.filters, request.cursor), order.length);
+    const shape = order.map(({ type }) => type);
+    const values = decodeCursor(request.operation, request.filters, request.cursor, shape);
     q = q.where((eb) => after(eb, order, values));
   }
   for (const { column, direction } of order) q = q.orderBy(column as any, direction);
@@ -101,18 +140,8 @@ export async function fetchKeysetPage<R extends Record<string, unknown>>(
   const items = rows.slice(0, limit);
   if (rows.length <= limit) return { items };
   const last = items[items.length - 1]!;
-  const key = JSON.stringify(order.map(({ column }) => last[column.split('.').pop()!]));
+  const key = order.map(({ column }) => last[column.split('.').pop()!] as string | number);
   return { items, next_cursor: encodeCursor(request.operation, request.filters, key) };
-}
-
-function parseKey(key: string, length: number): unknown[] {
-  try {
-    const values = JSON.parse(key);
-    if (Array.isArray(values) && values.length === length) return values;
-  } catch {
-    // falls through to the validation error
-  }
-  throw validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
 }
 
 /** (c1, c2, ...) strictly after (v1, v2, ...) in the given directions, written as OR of prefixes. */

@@ -32,7 +32,7 @@ import { loadRecord } from './record-types.ts';
 import { toRunResource } from './run-resource.ts';
 import { requireRun, startOperationRun } from './runs.ts';
 import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
-import { toFieldErrors } from './schema.ts';
+import { assertNoNul, toFieldErrors } from './schema.ts';
 
 export interface PipelineDeps {
   database: Database;
@@ -155,6 +155,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       );
     }
     const input = (call.input ?? {}) as Record<string, unknown>;
+    assertNoNul(input);
     const compiled = call.surface === 'rest' && op.restValidators ? op.restValidators() : op.validators();
     const validate = call.coerce ? compiled.coercing : compiled.strict;
     if (typeof input !== 'object' || Array.isArray(input) || !validate(input)) {

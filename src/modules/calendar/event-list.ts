@@ -40,11 +40,8 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   const to = Date.parse(input.to);
   let after: { startsAt: number; eventId: string } | undefined;
   if (input.cursor) {
-    const [iso, eventId] = decodeCursor(request.operation, request.filters, input.cursor).split('|');
-    if (!iso || !eventId || Number.isNaN(Date.parse(iso))) {
-      throw validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
-    }
-    after = { startsAt: Date.parse(iso), eventId };
+    const [iso, eventId] = decodeCursor(request.operation, request.filters, input.cursor, ['date-time', 'string']);
+    after = { startsAt: Date.parse(iso as string), eventId: eventId as string };
   }
   const fromIso = new Date(from).toISOString();
   const toIso = new Date(to).toISOString();
@@ -91,11 +88,7 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   const last = page[page.length - 1];
   const nextCursor =
     found.length > limit && last
-      ? encodeCursor(
-          request.operation,
-          request.filters,
-          `${new Date(last.occurrence.startsAt).toISOString()}|${last.row.id}`,
-        )
+      ? encodeCursor(request.operation, request.filters, [new Date(last.occurrence.startsAt).toISOString(), last.row.id])
       : undefined;
   return { items: page.map(({ row, occurrence }) => toOccurrence(row, occurrence)), next_cursor: nextCursor };
 }

@@ -112,23 +112,6 @@ const sortKey = (s: StageResource): StageKey => [s.position, s.built_in ? 0 : 1,
 const after = (a: StageKey, b: StageKey) =>
   a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] > b[2];
 
-function parseStageKey(text: string): StageKey {
-  try {
-    const key = JSON.parse(text) as unknown;
-    if (
-      Array.isArray(key) &&
-      typeof key[0] === 'number' &&
-      typeof key[1] === 'number' &&
-      typeof key[2] === 'string'
-    ) {
-      return key as StageKey;
-    }
-  } catch {
-    // reported below
-  }
-  throw validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
-}
-
 /** Built-in and custom stages in one keyset-paginated list, ordered by position. */
 export async function listStages(
   db: Kysely<DB>,
@@ -138,7 +121,7 @@ export async function listStages(
 ): Promise<Page<StageResource>> {
   const limit = Math.min(page.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const cursor = page.cursor
-    ? parseStageKey(decodeCursor(page.operation, page.filters, page.cursor))
+    ? (decodeCursor(page.operation, page.filters, page.cursor, ['integer', 'integer', 'string']) as StageKey)
     : undefined;
   let query = db.selectFrom('deal_stages').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.query) query = query.where(matchesText(['key', 'name'], filters.query));
@@ -171,7 +154,7 @@ export async function listStages(
   const items = merged.slice(0, limit);
   if (merged.length <= limit) return { items };
   const last = items[items.length - 1]!;
-  return { items, next_cursor: encodeCursor(page.operation, page.filters, JSON.stringify(sortKey(last))) };
+  return { items, next_cursor: encodeCursor(page.operation, page.filters, sortKey(last)) };
 }
 
 export function toDeal(row: DealsTable): Deal {

@@ -45,7 +45,7 @@ export const listEventTypes = defineOperation({
   responseKey: 'event_types',
   handler: async (ctx, input) => {
     const request = pageRequest('list_integration_event_types', input);
-    const after = request.cursor ? decodeCursor(request.operation, request.filters, request.cursor) : '';
+    const after = request.cursor ? (decodeCursor(request.operation, request.filters, request.cursor, ['string'])[0] as string) : '';
     const limit = request.limit ?? DEFAULT_PAGE_SIZE;
     const text = input.query?.toLowerCase();
     const matches = (key: string, description: string) =>
@@ -70,7 +70,7 @@ export const listEventTypes = defineOperation({
     const all = [...builtin, ...custom].sort((a, b) => (a.key < b.key ? -1 : 1));
     const items = all.slice(0, limit);
     const body: Record<string, unknown> = { event_types: items };
-    if (all.length > limit) body.next_cursor = encodeCursor(request.operation, request.filters, items[items.length - 1]!.key);
+    if (all.length > limit) body.next_cursor = encodeCursor(request.operation, request.filters, [items[items.length - 1]!.key]);
     return { body };
   },
 });

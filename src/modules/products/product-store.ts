@@ -91,8 +91,8 @@ export async function listReleases(
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.query) query = query.where(matchesText(['version', 'name', 'notes'], filters.query));
   const result = await fetchKeysetPage(query, page, [
-    { column: 'version_sort', direction: 'desc' },
-    { column: 'id', direction: 'desc' },
+    { column: 'version_sort', direction: 'desc', type: 'string' },
+    { column: 'id', direction: 'desc', type: 'string' },
   ]);
   return { ...result, items: result.items.map(toRelease) };
 }

@@ -106,9 +106,9 @@ export async function listColumns(
   if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
   if (filters.board_id) query = query.where('board_id', '=', filters.board_id);
   const result = await fetchKeysetPage(query, page, [
-    { column: 'board_id', direction: 'asc' },
-    { column: 'position', direction: 'asc' },
-    { column: 'id', direction: 'asc' },
+    { column: 'board_id', direction: 'asc', type: 'string' },
+    { column: 'position', direction: 'asc', type: 'integer' },
+    { column: 'id', direction: 'asc', type: 'string' },
   ]);
   return { ...result, items: result.items.map(toColumn) };
 }

@@ -84,8 +84,8 @@ export async function listProjectTasks(
   if (filters.query) query = query.where(matchesText(['title', 'description', 'key'], filters.query));
   const result = filters.column_id
     ? await fetchKeysetPage(query, page, [
-        { column: 'position', direction: 'asc' },
-        { column: 'id', direction: 'asc' },
+        { column: 'position', direction: 'asc', type: 'integer' },
+        { column: 'id', direction: 'asc', type: 'string' },
       ])
     : await fetchPage(query, page);
   return { ...result, items: result.items.map(toProjectTask) };

@@ -1,5 +1,5 @@
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, fetchPage, MAX_PAGE_SIZE, matchesText, type Page, type PageRequest } from '../../core/pagination.ts';
+import { type Kysely, sql } from 'kysely';
+import { fetchKeysetPage, fetchPage, type KeysetColumn, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { Dialect } from '../../db/database.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -151,20 +151,8 @@ export async function listTickets(db: Kysely<DB>, workspaceId: string, filters: 
   return { ...result, items: result.items.map((row) => toTicket(row, { now })) };
 }
 
-/** Keyset pagination oldest first, for a ticket's conversation. */
-async function fetchOldestFirst<R extends { id: string }>(
-  query: SelectQueryBuilder<any, any, R>,
-  request: PageRequest,
-): Promise<Page<R>> {
-  const limit = Math.min(request.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  let q = query;
-  if (request.cursor) q = q.where('id', '>', decodeCursor(request.operation, request.filters, request.cursor));
-  const rows = await q.orderBy('id', 'asc').limit(limit + 1).execute();
-  const items = rows.slice(0, limit);
-  return rows.length > limit
-    ? { items, next_cursor: encodeCursor(request.operation, request.filters, items[items.length - 1]!.id) }
-    : { items };
-}
+/** A ticket's conversation is paged oldest first. */
+const OLDEST_FIRST: KeysetColumn[] = [{ column: 'id', direction: 'asc', type: 'string' }];
 
 export async function listMessages(
   db: Kysely<DB>,
@@ -178,7 +166,7 @@ export async function listMessages(
     .where('workspace_id', '=', workspaceId)
     .where('ticket_id', '=', filters.ticket_id);
   if (filters.direction) query = query.where('direction', '=', filters.direction);
-  const result = await fetchOldestFirst(query, page);
+  const result = await fetchKeysetPage(query, page, OLDEST_FIRST);
   return { ...result, items: result.items.map(toMessage) };
 }
 
@@ -188,7 +176,7 @@ export async function listComments(db: Kysely<DB>, workspaceId: string, ticketId
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('ticket_id', '=', ticketId);
-  const result = await fetchOldestFirst(query, page);
+  const result = await fetchKeysetPage(query, page, OLDEST_FIRST);
   return { ...result, items: result.items.map(toComment) };
 }
 

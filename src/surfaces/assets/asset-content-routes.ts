@@ -8,6 +8,7 @@ import { insertCallEvent } from '../../core/call-events.ts';
 import { fail, notFound, type ServiceError, asServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { PipelineDeps } from '../../core/run-operation.ts';
+import { assertNoNul } from '../../core/schema.ts';
 import { findAssetById } from '../../modules/assets/asset-store.ts';
 import type { AssetsTable } from '../../modules/assets/asset-tables.ts';
 import { signatureMatches, signingKey, type UrlAction } from '../../modules/assets/signing.ts';
@@ -37,6 +38,7 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
   /** The asset a signed URL names, once its signature and expiry hold and it is in the state the action needs. */
   async function signedAsset(request: FastifyRequest, action: UrlAction, found: { row?: AssetsTable }) {
     const { asset_id: assetId } = request.params as { asset_id: string };
+    assertNoNul(assetId, 'asset_id');
     const { expires, signature } = request.query as Record<string, unknown>;
     if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string' || signature.length > 128) {
       throw fail('signature_invalid', { message: 'The URL lacks a valid expires and signature; use a URL the service issued.' });

@@ -3,10 +3,12 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type Principal } from '../../core/auth.ts';
-import { isModuleName } from '../../core/catalogue.ts';
-import { type ErrorEnvelope, fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
+import { isModuleName, MODULES } from '../../core/catalogue.ts';
+import { fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
 import { MALFORMED_JSON, type PipelineDeps, runOperation } from '../../core/run-operation.ts';
+import { nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
+import { type JsonRpcId, JSONRPC, rpcError } from './json-rpc.ts';
 import { visibleTools } from './mcp-tools.ts';
 
 const TOOLS_PAGE_SIZE = 100;
@@ -16,18 +18,27 @@ const INSTRUCTIONS =
   'Send an idempotency_key on every create you may retry. Errors come back as isError results whose ' +
   'structuredContent.error has code, message and request_id.';
 
-type JsonRpcId = string | number | null;
-
-const JSONRPC = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  serverError: -32001,
-} as const;
-
-function rpcError(id: JsonRpcId, code: number, message: string, envelope?: ErrorEnvelope) {
-  return { jsonrpc: '2.0', id, error: { code, message, ...(envelope ? { data: envelope } : {}) } };
+/**
+ * The modules of ?modules=: repeated parameters and comma-separated lists alike (crm&modules=tasks is
+ * crm,tasks). Undefined when absent or empty; an unknown name is an error naming it.
+ */
+function moduleFilterOf(param: unknown): Set<string> | undefined {
+  const names = [param]
+    .flat()
+    .filter((value): value is string => typeof value === 'string')
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) return undefined;
+  const unknown = [...new Set(names.filter((name) => !isModuleName(name)))];
+  if (unknown.length) {
+    const list = unknown.map((name) => JSON.stringify(name)).join(', ');
+    throw validationFailed(
+      unknown.map((name) => ({ field: 'modules', message: `${JSON.stringify(name)} is not a module; modules: ${MODULES.join(', ')}` })),
+      `?modules= names unknown modules: ${list}.`,
+    );
+  }
+  return new Set(names);
 }
 
 function isLoopbackOrigin(origin: string): boolean {
@@ -78,14 +89,11 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     }
 
     let moduleFilter: Set<string> | undefined;
-    const modulesParam = (request.query as Record<string, unknown>).modules;
-    if (typeof modulesParam === 'string' && modulesParam.trim() !== '') {
-      moduleFilter = new Set(modulesParam.split(',').map((m) => m.trim()));
-      const unknown = [...moduleFilter].find((m) => !isModuleName(m));
-      if (unknown) {
-        const error = validationFailed([{ field: 'modules', message: `${unknown} is not a module` }]);
-        return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, error.message, envelope(error, request)));
-      }
+    try {
+      moduleFilter = moduleFilterOf((request.query as Record<string, unknown>).modules);
+    } catch (thrown) {
+      const error = thrown as ServiceError;
+      return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, error.message, envelope(error, request)));
     }
 
     if (body === MALFORMED_JSON) {
@@ -95,6 +103,10 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     if (message?.jsonrpc !== '2.0' || (message.method !== undefined && typeof message.method !== 'string')) {
       const error = validationFailed([{ field: '(body)', message: 'must be one JSON-RPC 2.0 message' }]);
       return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
+    }
+    if ('id' in message && typeof message.id !== 'string' && typeof message.id !== 'number') {
+      const error = validationFailed([{ field: 'id', message: 'must be a string or a number' }]);
+      return reply.code(400).send(rpcError(null, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
     }
     // Notifications (no id) and responses from the client need no answer.
     if (message.method === undefined || !('id' in message)) return reply.code(202).send();
@@ -144,6 +156,12 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       }
       case 'tools/call': {
         const name = typeof params.name === 'string' ? params.name : '';
+        // The name is recorded with the call: NUL, which PostgreSQL text refuses, cannot reach it.
+        const nul = nulFieldErrors(name, 'name');
+        if (nul.length) {
+          const error = validationFailed(nul);
+          return reply.send(rpcError(id, JSONRPC.invalidParams, 'Invalid params', envelope(error, request)));
+        }
         const outcome = await runOperation(deps, {
           surface: 'mcp',
           requestId: request.id,
