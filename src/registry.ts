@@ -1,6 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { OperationDefinition } from './core/define-operation.ts';
 import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/module.ts';
+import { getRecordOperation } from './core/get-record.ts';
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { responseSchema } from './core/response-schema.ts';
@@ -74,6 +75,7 @@ export function buildRegistry(modules: ModuleDefinition[] = businessModules): Re
   const operations = [
     ...declared,
     ...[...recordTypes.values()].map((t) => recordLookupOperation(t, itemParam(t, declared))),
+    ...(recordTypes.size ? [getRecordOperation([...recordTypes.values()])] : []),
   ];
 
   const byName = new Map<string, OperationDefinition>();

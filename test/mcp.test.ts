@@ -88,7 +88,7 @@ describe('tools', () => {
     const narrow = await h.createCredential(ws.id, 'mcp_token', ['tasks:read', 'tasks:write']);
     const list = await h.mcp(narrow.token, rpc('tools/list'));
     const names = list.body.result.tools.map((t: any) => t.name).sort();
-    expect(names).toEqual(['complete_task', 'create_task', 'get_workspace_summary', 'list_tasks', 'update_task']);
+    expect(names).toEqual(['complete_task', 'create_task', 'get_record', 'get_workspace_summary', 'list_tasks', 'update_task']);
     const complete = list.body.result.tools.find((t: any) => t.name === 'complete_task');
     expect(complete._meta).toMatchObject({ module: 'tasks', deprecated: true, replaced_by: 'update_task', rest: 'PATCH /v1/tasks/{task_id}' });
     expect(complete.description).toMatch(/^DEPRECATED: use update_task/);
