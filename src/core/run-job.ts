@@ -144,9 +144,8 @@ async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: J
   try {
     if (env.dialect === 'postgres') {
       await env.db.transaction().execute(async (trx) => {
-        await sql`select set_config('statement_timeout', ${String(spec.timeoutSeconds * 1000)}, true)`.execute(
-          trx,
-        );
+        const limitMs = String(Math.ceil(spec.timeoutSeconds * 1000));
+        await sql`select set_config('statement_timeout', ${limitMs}, true)`.execute(trx);
         const result = await untilAborted(spec.work(context(trx)), signal);
         // Canceled meanwhile: the work's writes roll back with this transaction.
         if (!(await finishRun(trx, run, { status: 'completed', now: now(), resultRef: result.resultRef }))) {
