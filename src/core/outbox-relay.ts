@@ -8,7 +8,6 @@
 // a workspace's events go to one node at a time, in order.
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
-import client from 'prom-client';
 import type { Database } from '../db/database.ts';
 import type { DB, OutboxConsumptionsTable, OutboxEventsTable } from '../db/tables.ts';
 import type { Clock } from './clock.ts';
@@ -105,22 +104,18 @@ async function relayBatch(
   // On SQLite one relay runs, so a claim is always each workspace's oldest events; on PostgreSQL another
   // node may hold some, and a workspace is relayed only up to the first event this node does not hold.
   const rows = postgres ? await contiguousHeads(trx, claimed, held) : claimed;
+  if (rows.length === 0) return { claimed: claimed.length, published: [] };
 
   const byWorkspace = new Map<string, OutboxEventsTable[]>();
   for (const row of rows)
     byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row]);
-  const earlier = rows.length
-    ? await trx
-        .selectFrom('outbox_consumptions')
-        .select(['consumer', 'event_id'])
-        .where('workspace_id', 'in', [...byWorkspace.keys()])
-        .where(
-          'event_id',
-          'in',
-          rows.map((row) => row.id),
-        )
-        .execute()
-    : [];
+  const ids = rows.map((row) => row.id);
+  const earlier = await trx
+    .selectFrom('outbox_consumptions')
+    .select(['consumer', 'event_id'])
+    .where('workspace_id', 'in', [...byWorkspace.keys()])
+    .where('event_id', 'in', ids)
+    .execute();
   const done = new Set(earlier.map((row) => `${row.consumer} ${row.event_id}`));
 
   const now = deps.clock.now().toISOString();
@@ -156,19 +151,20 @@ async function relayBatch(
       .execute();
   }
   if (publish.length) {
-    const ids = publish.map((event) => event.id);
+    const ids = new Set(publish.map((event) => event.id));
+    const workspaces = [...new Set(publish.map((event) => event.workspace_id))];
     await trx
       .updateTable('outbox_events')
       .set({ published_at: now })
-      .where('workspace_id', 'in', [...new Set(publish.map((event) => event.workspace_id))])
-      .where('id', 'in', ids)
+      .where('workspace_id', 'in', workspaces)
+      .where('id', 'in', [...ids])
       .execute();
-    const finished = earlier.filter((row) => ids.includes(row.event_id));
+    const finished = [...new Set(earlier.filter((row) => ids.has(row.event_id)).map((row) => row.event_id))];
     if (finished.length) {
       await trx
         .deleteFrom('outbox_consumptions')
-        .where('workspace_id', 'in', [...new Set(publish.map((event) => event.workspace_id))])
-        .where('event_id', 'in', [...new Set(finished.map((row) => row.event_id))])
+        .where('workspace_id', 'in', workspaces)
+        .where('event_id', 'in', finished)
         .execute();
     }
   }
@@ -267,39 +263,4 @@ async function inSavepoint(trx: Kysely<DB>, work: () => Promise<void>, rethrow =
     if (rethrow) throw err;
     return false;
   }
-}
-
-/**
- * wos_outbox_lag_seconds: the age of the oldest event not yet handed to every consumer (0 when none), read
- * from the database at each scrape, so it counts every node's backlog; and the histogram of the time from
- * an event's occurrence to its publication by this node's relay.
- */
-export function outboxMetrics(
-  registry: client.Registry,
-  db: Kysely<DB>,
-  clock: Clock,
-): (seconds: number) => void {
-  new client.Gauge({
-    name: 'wos_outbox_lag_seconds',
-    help: 'Age of the oldest outbox event not yet relayed to every consumer that wants it (0 when none)',
-    registers: [registry],
-    async collect() {
-      const oldest = await db
-        .selectFrom('outbox_events')
-        .select('occurred_at')
-        .where('published_at', 'is', null)
-        .orderBy('id')
-        .limit(1)
-        .executeTakeFirst()
-        .catch(() => undefined);
-      this.set(oldest ? Math.max(0, clock.now().getTime() - Date.parse(oldest.occurred_at)) / 1000 : 0);
-    },
-  });
-  const delay = new client.Histogram({
-    name: 'wos_outbox_relay_delay_seconds',
-    help: 'Time from an outbox event to its publication by the relay (every consumer that wants it has it)',
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
-    registers: [registry],
-  });
-  return (seconds) => delay.observe(seconds);
 }
