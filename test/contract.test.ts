@@ -1,6 +1,7 @@
 // One contract test over the registry: every operation is declared completely and served on both surfaces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES, SCOPES } from '../src/core/catalogue.ts';
+import { compileResponseSchema } from '../src/core/schema.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
@@ -61,6 +62,28 @@ describe('operation registry', () => {
     expect(Object.keys(success.content)).toEqual([op.responseMediaType ?? 'application/json']);
     if (!op.deprecated) expect(documented.operationId).toBe(op.name);
 
+    // The declared response: a closed object with request_id; documented with a real schema and an example
+    // that matches it; a create's idempotent replay (200) is documented with the same body.
+    const response = registry.responses.get(op.name)!;
+    expect(response.required).toContain('request_id');
+    expect(response.additionalProperties).toBe(false);
+    if (!op.deprecated && !op.responseMediaType) {
+      const media = success.content['application/json'];
+      expect(JSON.stringify(media.schema)).not.toBe('{}');
+      const checkExample = compileResponseSchema(response);
+      expect(checkExample(media.example), JSON.stringify(checkExample.errors)).toBe(true);
+      if (op.kind === 'create') expect(documented.responses['200'].content).toEqual(success.content);
+      const body = documented.requestBody?.content['application/json'];
+      if (body) {
+        const pathValues = Object.fromEntries(
+          (documented.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, p.example]),
+        );
+        const restCompiled = op.restValidators ? op.restValidators() : op.validators();
+        const example = structuredClone({ ...body.example, ...pathValues });
+        expect(restCompiled.strict(example), JSON.stringify(restCompiled.strict.errors)).toBe(true);
+      }
+    }
+
     // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.
     const tool = tools.find((t) => t.name === op.name);
     if (!op.mcp) {
@@ -79,13 +102,55 @@ describe('operation registry', () => {
       replaced_by: op.deprecated?.replacedBy ?? null,
     });
     expect(tool.annotations.readOnlyHint).toBe(op.kind === 'read');
+    // outputSchema: an object schema whose first branch is the declared body (the second, the error envelope).
+    expect(tool.outputSchema.type).toBe('object');
+    expect(JSON.stringify(tool.outputSchema.anyOf[0])).toEqual(
+      JSON.stringify(response, (key, value) => (key === 'examples' ? undefined : value)),
+    );
   });
 
-  it('has a lookup route for every record type', () => {
+  it('has a lookup route for every record type, named like the resource\'s other routes', () => {
     for (const recordType of registry.recordTypes.values()) {
-      const lookup = registry.byName.get(`get_${recordType.type}`);
-      expect(lookup?.rest).toEqual({ method: 'GET', path: `${recordType.collection}/{${recordType.type}_id}` });
+      const lookup = registry.byName.get(`get_${recordType.type}`)!;
+      const param = /\{(\w+)\}$/.exec(lookup.rest.path)![1]!;
+      expect(lookup.rest).toEqual({ method: 'GET', path: `${recordType.collection}/{${param}}` });
+      const others = registry.operations.filter((op) => op.rest.path.startsWith(`${recordType.collection}/{`));
+      for (const op of others) expect(op.rest.path.startsWith(`${recordType.collection}/{${param}}`)).toBe(true);
+      // The record type's schema is its resource: the lookup answers {<key>: <schema>}.
+      expect(registry.responses.get(lookup.name)!.properties[recordType.key]).toBe(recordType.schema);
     }
+  });
+
+  it('documents one parameter name per path, and every success and error body with a schema', () => {
+    const templates = new Map<string, string>();
+    for (const path of Object.keys(openapi.paths)) {
+      const template = path.replace(/\{\w+\}/g, '{}');
+      expect(templates.get(template) ?? path, `${path} and ${templates.get(template)}`).toBe(path);
+      templates.set(template, path);
+    }
+    const text = JSON.stringify(openapi);
+    expect(text).not.toContain('patternProperties');
+    for (const [path, methods] of Object.entries<any>(openapi.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (Number(status) >= 400) expect(response).toEqual({ $ref: '#/components/responses/Error' });
+        }
+        const limit = operation.parameters?.find((p: any) => p.name === 'limit');
+        if (limit) expect(limit.schema.maximum, `${method} ${path} limit`).toBeUndefined();
+        if (method === 'patch') expect(operation.requestBody.content['application/json'].schema.minProperties).toBe(1);
+      }
+    }
+    expect(openapi.components.responses.Error.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    });
+    const created = openapi.paths['/v1/contacts'].post.responses;
+    expect(created['201'].content['application/json'].schema.properties.contact).toEqual({
+      $ref: '#/components/schemas/Contact',
+    });
+    expect(openapi.components.schemas.Contact.properties.email).toBeDefined();
+    expect(created['201'].content['application/json'].example.contact.name).toBe('Ada Lovelace');
+    const preference = openapi.paths['/v1/notifications/preferences'].post.responses;
+    expect(Object.keys(preference)).toEqual(expect.arrayContaining(['200', '201']));
   });
 
   it('rejects a registry with duplicate names or routes', () => {

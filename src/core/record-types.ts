@@ -22,7 +22,7 @@ export interface RecordType<S extends TObject = TObject> {
   /** Column that hides a record from reads when set (archived_at). */
   hiddenWhen?: string;
   /** The resource schema (resource-schema.ts: Resource()). */
-  schema?: S;
+  schema: S;
   /** Maps a row to the API resource; `now` is the call's time, for derived fields such as SLA status. */
   toResource(row: any, context: { now: string }): Static<S>;
 }

@@ -42,12 +42,12 @@ export const ErrorEnvelope = Type.Object(
 );
 
 /** A body holding one record under its key: {contact, request_id}. */
-export function oneRecordBody(key: string, resource: TObject): TObject {
+export function oneRecordBody(key: string, resource: TSchema): TObject {
   return Type.Object({ [key]: resource }, { additionalProperties: false });
 }
 
 /** A page of records (listBody in pagination.ts): {contacts: [...], next_cursor?}. */
-export function pageBody(key: string, resource: TObject): TObject {
+export function pageBody(key: string, resource: TSchema): TObject {
   return Type.Object(
     {
       [key]: Type.Array(resource),
@@ -68,16 +68,18 @@ function plural(key: string): string {
  * The body schema of an operation without request_id: its explicit `response`, else one record of the type
  * whose key is responseKey, else (for lists) a page of the type whose plural is responseKey.
  */
-const undeclared = Type.Object({}, { additionalProperties: true });
-
 function bodySchema(op: OperationDefinition, recordTypes: Iterable<RecordType>): TObject {
   if (op.response) return op.response;
   const types = [...recordTypes];
   const single = types.find((t) => t.key === op.responseKey);
-  if (single) return oneRecordBody(op.responseKey, single.schema ?? undeclared);
+  if (single) return oneRecordBody(op.responseKey, single.schema);
   const listed = op.input.properties.cursor ? types.find((t) => plural(t.key) === op.responseKey) : undefined;
-  if (listed) return pageBody(op.responseKey, listed.schema ?? undeclared);
-  return undeclared;
+  if (listed) return pageBody(op.responseKey, listed.schema);
+  // A REST-only raw answer (an iCalendar feed) has no JSON body to declare.
+  if (op.responseMediaType) return Type.Object({}, { additionalProperties: false });
+  throw new Error(
+    `${op.name}: no record type has the key "${op.responseKey}"; declare the operation's response schema`,
+  );
 }
 
 /** The full success body: the operation's body plus request_id (and dry_run for dry-run operations). */

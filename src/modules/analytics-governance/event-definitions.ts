@@ -3,20 +3,22 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { fetchPage, listBody, matchesText, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { propertiesByName, toEventDefinition } from './governance-store.ts';
 import type { AnalyticsEventsTable } from './governance-tables.ts';
+import { AnalyticsEventSchema } from './governance-schemas.ts';
 
-export const eventRecord: RecordType = {
+export const eventRecord = defineRecordType({
   type: 'analytics_event',
   module: 'analytics_governance',
   table: 'analytics_events',
   collection: '/v1/analytics/events',
   key: 'event',
   readScope: 'analytics:read',
+  schema: AnalyticsEventSchema,
   toResource: toEventDefinition,
-};
+});
 
 export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
 export const app = Type.String({ minLength: 1, maxLength: 100, description: 'The developer-defined app key.' });
@@ -36,7 +38,12 @@ export const defineEvent = defineOperation({
     'checks incoming events against them. Answers 201 when created, 200 when changed. Emits analytics_event.defined.',
   input: Strict({
     app,
-    name: Type.String({ pattern: EVENT_NAME_PATTERN, maxLength: 200, description: 'Dotted name, e.g. order.completed.' }),
+    name: Type.String({
+      pattern: EVENT_NAME_PATTERN,
+      maxLength: 200,
+      description: 'Dotted name, e.g. order.completed.',
+      examples: ['order.completed'],
+    }),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     properties: Type.Optional(
       Type.Array(

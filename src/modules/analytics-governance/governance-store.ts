@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AnalyticsEventsTable, AnalyticsPropertiesTable, AnalyticsTrackingPlansTable } from './governance-tables.ts';
+import type { AnalyticsEvent, AnalyticsProperty, AnalyticsTrackingPlan } from './governance-schemas.ts';
 
 export interface EventProperty {
   name: string;
   required: boolean;
 }
 
-export function toProperty(row: AnalyticsPropertiesTable) {
+export function toProperty(row: AnalyticsPropertiesTable): AnalyticsProperty {
   return {
     id: row.id,
     name: row.name,
@@ -21,7 +22,7 @@ export function toProperty(row: AnalyticsPropertiesTable) {
   };
 }
 
-export function toEventDefinition(row: AnalyticsEventsTable) {
+export function toEventDefinition(row: AnalyticsEventsTable): AnalyticsEvent {
   return {
     id: row.id,
     app: row.app,
@@ -34,7 +35,7 @@ export function toEventDefinition(row: AnalyticsEventsTable) {
   };
 }
 
-export function toTrackingPlan(row: AnalyticsTrackingPlansTable) {
+export function toTrackingPlan(row: AnalyticsTrackingPlansTable): AnalyticsTrackingPlan {
   return {
     id: row.id,
     name: row.name,

@@ -3,16 +3,17 @@ import { defineEvent, eventRecord, listEvents } from './event-definitions.ts';
 import { defineProperty, propertyRecord } from './properties.ts';
 import { archiveTrackingPlan, createTrackingPlan, listTrackingPlans, planRecord, updateTrackingPlan } from './tracking-plans.ts';
 import { validateEvent } from './validate-event.ts';
+import { AnalyticsEventSchema, AnalyticsPropertySchema, AnalyticsTrackingPlanSchema } from './governance-schemas.ts';
 
 export const analyticsGovernanceModule: ModuleDefinition = {
   name: 'analytics_governance',
   operations: [defineEvent, listEvents, defineProperty, validateEvent, createTrackingPlan, listTrackingPlans, updateTrackingPlan, archiveTrackingPlan],
   recordTypes: [propertyRecord, eventRecord, planRecord],
   events: [
-    { name: 'analytics_property.defined', description: 'A property definition was created or changed; data is the property.' },
-    { name: 'analytics_event.defined', description: 'An application event definition was created or changed; data is the definition.' },
-    { name: 'analytics_tracking_plan.created', description: 'A tracking plan was created; data is the plan.' },
-    { name: 'analytics_tracking_plan.updated', description: 'A tracking plan changed (name, events, status); data is the plan.' },
-    { name: 'analytics_tracking_plan.archived', description: 'A tracking plan was archived; data is the plan.' },
+    { name: 'analytics_property.defined', description: 'A property definition was created or changed; data is the property.', schema: AnalyticsPropertySchema },
+    { name: 'analytics_event.defined', description: 'An application event definition was created or changed; data is the definition.', schema: AnalyticsEventSchema },
+    { name: 'analytics_tracking_plan.created', description: 'A tracking plan was created; data is the plan.', schema: AnalyticsTrackingPlanSchema },
+    { name: 'analytics_tracking_plan.updated', description: 'A tracking plan changed (name, events, status); data is the plan.', schema: AnalyticsTrackingPlanSchema },
+    { name: 'analytics_tracking_plan.archived', description: 'A tracking plan was archived; data is the plan.', schema: AnalyticsTrackingPlanSchema },
   ],
 };

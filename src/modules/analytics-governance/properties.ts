@@ -2,21 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { toProperty } from './governance-store.ts';
 import type { AnalyticsPropertiesTable, PropertyType } from './governance-tables.ts';
 import { compiled, typeSchema } from './property-schema.ts';
+import { AnalyticsPropertySchema } from './governance-schemas.ts';
 
-export const propertyRecord: RecordType = {
+export const propertyRecord = defineRecordType({
   type: 'analytics_property',
   module: 'analytics_governance',
   table: 'analytics_properties',
   collection: '/v1/analytics/properties',
   key: 'property',
   readScope: 'analytics:read',
+  schema: AnalyticsPropertySchema,
   toResource: toProperty,
-};
+});
 
 const TYPES: PropertyType[] = ['string', 'number', 'integer', 'boolean', 'datetime', 'object', 'array'];
 
@@ -49,7 +51,12 @@ export const defineProperty = defineOperation({
     'regular expression (pattern, strings only). Event definitions reference properties by name. Answers ' +
     '201 when created, 200 when an existing definition changed. Emits analytics_property.defined.',
   input: Strict({
-    name: Type.String({ pattern: '^[a-z][a-z0-9_]*$', maxLength: 100, description: 'snake_case name, e.g. plan_tier.' }),
+    name: Type.String({
+      pattern: '^[a-z][a-z0-9_]*$',
+      maxLength: 100,
+      description: 'snake_case name, e.g. plan_tier.',
+      examples: ['plan_tier'],
+    }),
     type: Type.Union(TYPES.map((t) => Type.Literal(t))),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     enum: Type.Optional(

@@ -4,13 +4,14 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { app } from './event-definitions.ts';
 import { eventsByName, findPlan, toTrackingPlan } from './governance-store.ts';
 import type { AnalyticsTrackingPlansTable } from './governance-tables.ts';
+import { AnalyticsTrackingPlanSchema } from './governance-schemas.ts';
 
-export const planRecord: RecordType = {
+export const planRecord = defineRecordType({
   type: 'analytics_tracking_plan',
   module: 'analytics_governance',
   table: 'analytics_tracking_plans',
@@ -18,8 +19,9 @@ export const planRecord: RecordType = {
   key: 'tracking_plan',
   readScope: 'analytics:read',
   hiddenWhen: 'archived_at',
+  schema: AnalyticsTrackingPlanSchema,
   toResource: toTrackingPlan,
-};
+});
 
 const planId = Type.String({ minLength: 1, description: 'ID of the tracking plan (atp_...).' });
 const status = Type.Union([Type.Literal('draft'), Type.Literal('active')], {

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Strict } from '../../core/schema.ts';
+import { MapOf, Strict } from '../../core/schema.ts';
 import { app } from './event-definitions.ts';
 import { eventsByName, findPlan, propertiesByName, toEventDefinition } from './governance-store.ts';
 import { compiled, describeErrors, eventSchema } from './property-schema.ts';
+import { EventValidationSchema } from './governance-schemas.ts';
 
 export const validateEvent = defineOperation({
   name: 'validate_event',
@@ -23,15 +24,16 @@ export const validateEvent = defineOperation({
     object_type: Type.Optional(Type.String({ maxLength: 200 })),
     object_id: Type.Optional(Type.String({ maxLength: 500 })),
     properties: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { additionalProperties: false, description: 'The event\'s properties.' }),
+      MapOf(Type.Unknown(), { description: 'The event\'s properties.', examples: [{ plan_tier: 'pro' }] }),
     ),
     context: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { additionalProperties: false, description: 'User or session context; not validated.' }),
+      MapOf(Type.Unknown(), { description: 'User or session context; not validated.' }),
     ),
     tracking_plan_id: Type.Optional(Type.String({ minLength: 1, description: 'Validate against this plan instead of the active one.' })),
   }),
   rest: { method: 'POST', path: '/v1/analytics/events/validate' },
   responseKey: 'valid',
+  response: EventValidationSchema,
   handler: async (ctx, input) => {
     const errors: { field: string; message: string }[] = [];
     const warnings: { field: string; message: string }[] = [];

@@ -5,8 +5,9 @@ import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AssetStatus, AssetsTable, AssetType } from './asset-tables.ts';
 import type { AssetStorage } from './storage/storage.ts';
+import type { Asset } from './asset-schemas.ts';
 
-export function toAsset(row: AssetsTable) {
+export function toAsset(row: AssetsTable): Asset {
   return {
     id: row.id,
     asset_type: row.asset_type,

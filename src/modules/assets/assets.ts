@@ -5,7 +5,7 @@ import { checkAmountEntitlement } from '../../core/billing.ts';
 import { fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
 import { assetBytesInUse, findAsset, findAssetForUpdate, searchAssets, toAsset } from './asset-store.ts';
@@ -13,12 +13,13 @@ import type { AssetsTable } from './asset-tables.ts';
 import { signedUrl, signingKey } from './signing.ts';
 import { storageFor } from './storage/configured.ts';
 import { assertUploadable, pinUpload, uploadUrlExpiry, windowStart } from './upload-lifecycle.ts';
+import { AssetSchema, DownloadUrlSchema, UploadIntentSchema } from './asset-schemas.ts';
 
 /**
  * GET /v1/assets/{asset_id} is get_asset_download_url (ready assets only), so the generated record lookup
  * lives at /v1/assets/records/{asset_id}: it shows pending assets too.
  */
-export const assetRecord: RecordType = {
+export const assetRecord = defineRecordType({
   type: 'asset',
   module: 'assets',
   table: 'assets',
@@ -26,8 +27,9 @@ export const assetRecord: RecordType = {
   key: 'asset',
   readScope: 'assets:read',
   hiddenWhen: 'archived_at',
+  schema: AssetSchema,
   toResource: toAsset,
-};
+});
 
 const DOWNLOAD_URL_SECONDS = 15 * 60;
 
@@ -92,6 +94,7 @@ export const createAssetUploadIntent = defineOperation({
   }),
   rest: { method: 'POST', path: '/v1/assets' },
   responseKey: 'asset',
+  response: UploadIntentSchema,
   handler: async (ctx, input) => {
     if (input.size_bytes > ctx.config.maxUploadBytes) {
       throw validationFailed([{ field: 'size_bytes', message: `must not exceed the upload limit of ${ctx.config.maxUploadBytes} bytes` }]);
@@ -225,6 +228,7 @@ export const getAssetDownloadUrl = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/assets/{asset_id}' },
   responseKey: 'asset',
+  response: DownloadUrlSchema,
   handler: async (ctx, input) => {
     const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
     if (!row) throw notFound('asset');

@@ -5,8 +5,9 @@ import type { DB } from '../../db/tables.ts';
 import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
 import { type Occurrence, occurrencesStartingBetween, type Timing } from './recurrence.ts';
 import { DAY, formatInZone } from './zoned-time.ts';
+import type { Calendar, CalendarEvent, CalendarEventOccurrence } from './calendar-schemas.ts';
 
-export function toCalendar(row: CalendarsTable) {
+export function toCalendar(row: CalendarsTable): Calendar {
   return {
     id: row.id,
     name: row.name,
@@ -33,7 +34,7 @@ export function timingOf(row: CalendarEventsTable): Timing {
   };
 }
 
-export function toCalendarEvent(row: CalendarEventsTable) {
+export function toCalendarEvent(row: CalendarEventsTable): CalendarEvent {
   return {
     id: row.id,
     calendar_id: row.calendar_id,
@@ -49,7 +50,7 @@ export function toCalendarEvent(row: CalendarEventsTable) {
     timezone: row.timezone,
     recurrence: row.recurrence,
     excluded_dates: JSON.parse(row.excluded_dates) as string[],
-    attendees: JSON.parse(row.attendees) as Record<string, unknown>[],
+    attendees: JSON.parse(row.attendees) as CalendarEvent['attendees'],
     related_resource_type: row.related_resource_type,
     related_resource_id: row.related_resource_id,
     created_at: row.created_at,
@@ -58,7 +59,7 @@ export function toCalendarEvent(row: CalendarEventsTable) {
 }
 
 /** One occurrence of an event in a time window: its own start and end, and the event it comes from. */
-export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence) {
+export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence): CalendarEventOccurrence {
   return {
     event_id: row.id,
     calendar_id: row.calendar_id,

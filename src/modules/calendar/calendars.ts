@@ -3,23 +3,25 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { findCalendar, listCalendars, toCalendar } from './calendar-store.ts';
 import type { CalendarsTable } from './calendar-tables.ts';
 import { checkedTimeZone } from './event-input.ts';
 import { buildIcs } from './ics.ts';
+import { CalendarSchema } from './calendar-schemas.ts';
 
-export const calendarRecord: RecordType = {
+export const calendarRecord = defineRecordType({
   type: 'calendar',
   module: 'calendar',
   table: 'calendars',
   collection: '/v1/calendar/calendars',
   key: 'calendar',
   readScope: 'calendar:read',
+  schema: CalendarSchema,
   toResource: toCalendar,
-};
+});
 
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });

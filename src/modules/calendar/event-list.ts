@@ -18,6 +18,8 @@ import type { CalendarEventsTable } from './calendar-tables.ts';
 import { eventStatus, relatedType } from './event-schema.ts';
 import { occurrencesBetween } from './recurrence.ts';
 import { DAY } from './zoned-time.ts';
+import { pageBody } from '../../core/response-schema.ts';
+import { CalendarEventOccurrenceSchema, CalendarEventSchema } from './calendar-schemas.ts';
 
 const MAX_WINDOW_DAYS = 366;
 
@@ -125,6 +127,7 @@ export const listEventsOperation = defineOperation({
   rest: { method: 'GET', path: '/v1/calendar/events' },
   heavy: hasTextQuery,
   responseKey: 'calendar_events',
+  response: pageBody('calendar_events', Type.Union([CalendarEventSchema, CalendarEventOccurrenceSchema])),
   handler: async (ctx, input) => {
     if ((input.from === undefined) !== (input.to === undefined)) {
       const missing = input.from === undefined ? 'from' : 'to';

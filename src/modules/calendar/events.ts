@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
 import { inputFields, Nullable } from '../projects/changes.ts';
@@ -11,16 +11,18 @@ import { findCalendar, findEvent, toCalendarEvent } from './calendar-store.ts';
 import type { CalendarEventsTable, EventStatus } from './calendar-tables.ts';
 import { type AttendeeInput, normalizeAttendees, normalizeTiming, type TimingDraft } from './event-input.ts';
 import { eventFields, eventStatus } from './event-schema.ts';
+import { CalendarEventSchema } from './calendar-schemas.ts';
 
-export const calendarEventRecord: RecordType = {
+export const calendarEventRecord = defineRecordType({
   type: 'calendar_event',
   module: 'calendar',
   table: 'calendar_events',
   collection: '/v1/calendar/events',
   key: 'calendar_event',
   readScope: 'calendar:read',
+  schema: CalendarEventSchema,
   toResource: toCalendarEvent,
-};
+});
 
 async function requireCalendar(ctx: OperationContext, id: string) {
   const calendar = await findCalendar(ctx.db, ctx.workspaceId, id);

@@ -4,19 +4,22 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
+import { defineRecordType } from '../../core/record-types.ts';
+import { MapOf, Strict } from '../../core/schema.ts';
 import { toEventType } from './integrations-store.ts';
+import { BuiltinEventTypeSchema, IntegrationEventTypeSchema } from './integration-schemas.ts';
+import { pageBody } from '../../core/response-schema.ts';
 
-export const eventTypeRecord: RecordType = {
+export const eventTypeRecord = defineRecordType({
   type: 'integration_event_type',
   module: 'integrations',
   table: 'integration_event_types',
   collection: '/v1/integrations/events',
   key: 'event_type',
   readScope: 'integrations:read',
+  schema: IntegrationEventTypeSchema,
   toResource: toEventType,
-};
+});
 
 export const EVENT_KEY_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
 const schemaChecker = new Ajv({ strict: false, allErrors: true });
@@ -43,6 +46,7 @@ export const listEventTypes = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/integrations/events' },
   responseKey: 'event_types',
+  response: pageBody('event_types', Type.Union([BuiltinEventTypeSchema, IntegrationEventTypeSchema])),
   handler: async (ctx, input) => {
     const request = pageRequest('list_integration_event_types', input);
     const after = request.cursor ? (decodeCursor(request.operation, request.filters, request.cursor, ['string'])[0] as string) : '';
@@ -88,13 +92,15 @@ export const registerEventType = defineOperation({
     'payload (checked to compile). Send an idempotency_key to retry safely. Writes an audit event and emits ' +
     'integration_event_type.registered.',
   input: Strict({
-    key: Type.String({ pattern: EVENT_KEY_PATTERN, maxLength: 100, description: 'Dotted key, e.g. order.shipped.' }),
+    key: Type.String({
+      pattern: EVENT_KEY_PATTERN,
+      maxLength: 100,
+      description: 'Dotted key, e.g. order.shipped.',
+      examples: ['order.shipped'],
+    }),
     description: Type.String({ minLength: 1, maxLength: 1000 }),
     schema: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
-        additionalProperties: false,
-        description: 'JSON Schema (draft 2020-12 or 07) of the event data.',
-      }),
+      MapOf(Type.Unknown(), { description: 'JSON Schema (draft 2020-12 or 07) of the event data.' }),
     ),
   }),
   rest: { method: 'POST', path: '/v1/integrations/events' },

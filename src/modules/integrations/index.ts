@@ -2,19 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { ModuleDefinition } from '../../core/module.ts';
 import { deliverJob, deliverySweep, webhookConsumer } from './delivery-worker.ts';
 import { eventTypeRecord, listEventTypes, registerEventType } from './event-types.ts';
+import { IntegrationEventTypeSchema, WebhookEndpointSchema } from './integration-schemas.ts';
 import { listDeliveries, sendTestEvent } from './webhook-deliveries.ts';
 import { createEndpoint, endpointRecord, listEndpoints, updateEndpoint } from './webhook-endpoints.ts';
-
-const endpointData = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  event_types: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
-  disabled_reason: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
 
 export const integrationsModule: ModuleDefinition = {
   name: 'integrations',
@@ -24,17 +14,18 @@ export const integrationsModule: ModuleDefinition = {
     {
       name: 'webhook.test',
       description: 'A test event sent by send_test_webhook_event to one endpoint only; data names the endpoint.',
-      schema: Type.Object({ webhook_id: Type.String(), message: Type.String() }),
+      schema: Type.Object({ webhook_id: Type.String(), message: Type.String() }, { additionalProperties: false }),
     },
-    { name: 'webhook_endpoint.created', description: 'A webhook endpoint was created; data is the endpoint (never its secret).', schema: endpointData },
+    { name: 'webhook_endpoint.created', description: 'A webhook endpoint was created; data is the endpoint (never its secret).', schema: WebhookEndpointSchema },
     {
       name: 'webhook_endpoint.updated',
       description: 'A webhook endpoint changed (url, event types, status or secret rotation); data is the endpoint.',
-      schema: endpointData,
+      schema: WebhookEndpointSchema,
     },
     {
       name: 'integration_event_type.registered',
       description: 'A custom integration event type was registered; data is the event type.',
+      schema: IntegrationEventTypeSchema,
     },
   ],
   eventConsumers: [webhookConsumer],

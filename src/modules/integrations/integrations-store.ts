@@ -7,8 +7,9 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from './integrations-tables.ts';
+import type { IntegrationEventType, WebhookDelivery, WebhookEndpoint } from './integration-schemas.ts';
 
-export function toEventType(row: IntegrationEventTypesTable) {
+export function toEventType(row: IntegrationEventTypesTable): IntegrationEventType {
   return {
     id: row.id,
     key: row.key,
@@ -21,7 +22,7 @@ export function toEventType(row: IntegrationEventTypesTable) {
 }
 
 /** The API resource of an endpoint: never the secret, which only create and rotation return. */
-export function toEndpoint(row: WebhookEndpointsTable) {
+export function toEndpoint(row: WebhookEndpointsTable): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
@@ -47,7 +48,7 @@ export function toAttempt(row: WebhookAttemptsTable) {
   };
 }
 
-export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttemptsTable[]) {
+export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttemptsTable[]): WebhookDelivery {
   return {
     id: row.id,
     webhook_id: row.endpoint_id,

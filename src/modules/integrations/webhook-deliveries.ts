@@ -7,6 +7,8 @@ import { Strict } from '../../core/schema.ts';
 import { attemptDelivery, eventBody } from './delivery-worker.ts';
 import { attemptsOf, findEndpoint, loadDelivery, toDelivery } from './integrations-store.ts';
 import type { WebhookDeliveriesTable } from './integrations-tables.ts';
+import { oneRecordBody, pageBody } from '../../core/response-schema.ts';
+import { WebhookDeliverySchema } from './integration-schemas.ts';
 
 const webhookId = Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' });
 // The worker's sweep must not pick up a test delivery while the call itself is sending it.
@@ -32,6 +34,7 @@ export const listDeliveries = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries' },
   responseKey: 'deliveries',
+  response: pageBody('deliveries', WebhookDeliverySchema),
   handler: async (ctx, input) => {
     if (!(await findEndpoint(ctx.db, ctx.workspaceId, input.webhook_id))) throw notFound('webhook endpoint');
     let query = ctx.db
@@ -60,6 +63,7 @@ export const sendTestEvent = defineOperation({
   input: Strict({ webhook_id: webhookId }),
   rest: { method: 'POST', path: '/v1/webhooks/{webhook_id}/test' },
   responseKey: 'delivery',
+  response: oneRecordBody('delivery', WebhookDeliverySchema),
   handler: async (ctx, input) => {
     const endpoint = await findEndpoint(ctx.db, ctx.workspaceId, input.webhook_id);
     if (!endpoint) throw notFound('webhook endpoint');

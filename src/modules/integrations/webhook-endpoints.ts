@@ -1,3 +1,4 @@
+import { oneRecordBody } from '../../core/response-schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
@@ -5,21 +6,25 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { checkOutboundUrl, OutboundRefused, outboundPolicy } from '../../core/outbound-url.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { findEndpoint, toEndpoint } from './integrations-store.ts';
 import type { WebhookEndpointsTable } from './integrations-tables.ts';
 import { newSigningSecret, openSecret, sealSecret } from './secrets.ts';
+import { WebhookEndpointSchema, WebhookEndpointWithSecretSchema } from './integration-schemas.ts';
 
-export const endpointRecord: RecordType = {
+const endpointWithSecretBody = oneRecordBody('webhook', WebhookEndpointWithSecretSchema);
+
+export const endpointRecord = defineRecordType({
   type: 'webhook_endpoint',
   module: 'integrations',
   table: 'webhook_endpoints',
   collection: '/v1/webhooks',
   key: 'webhook',
   readScope: 'integrations:read',
+  schema: WebhookEndpointSchema,
   toResource: toEndpoint,
-};
+});
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
@@ -83,6 +88,7 @@ export const createEndpoint = defineOperation({
   }),
   rest: { method: 'POST', path: '/v1/webhooks' },
   responseKey: 'webhook',
+  response: endpointWithSecretBody,
   // A retried create is answered with the current secret: the client may never have seen the first answer.
   replay: async (ctx, record) => {
     const row = (await findEndpoint(ctx.db, ctx.workspaceId, String(record.id)))!;
@@ -155,6 +161,7 @@ export const updateEndpoint = defineOperation({
   }),
   rest: { method: 'PATCH', path: '/v1/webhooks/{webhook_id}' },
   responseKey: 'webhook',
+  response: endpointWithSecretBody,
   handler: async (ctx, input) => {
     const { webhook_id: id, rotate_secret: rotate } = input;
     const fields = { url: input.url, description: input.description, event_types: input.event_types, status: input.status };

@@ -5,6 +5,12 @@ import { notificationDeliverJob, notificationSweep } from './push-delivery.ts';
 import { ruleConsumer } from './rule-consumer.ts';
 import { createRule, listRules, ruleRecord, updateRule } from './rules.ts';
 import { createSubscription, listSubscriptions, subscriptionRecord, updateSubscription } from './subscriptions.ts';
+import {
+  NotificationPreferenceSchema,
+  NotificationRuleSchema,
+  NotificationSchema,
+  NotificationSubscriptionSchema,
+} from './notification-schemas.ts';
 
 export const notificationsModule: ModuleDefinition = {
   name: 'notifications',
@@ -24,13 +30,13 @@ export const notificationsModule: ModuleDefinition = {
   ],
   recordTypes: [notificationRecord, ruleRecord, preferenceRecord, subscriptionRecord],
   events: [
-    { name: 'notification.created', description: 'A notification was created (by create_notification or a rule); data is the notification.' },
-    { name: 'notification.updated', description: 'A notification was marked read or archived; data is the notification.' },
-    { name: 'notification_rule.created', description: 'A notification rule was created; data is the rule.' },
-    { name: 'notification_rule.updated', description: 'A notification rule changed; data is the rule.' },
-    { name: 'notification_preference.updated', description: 'A notification preference was set; data is the preference.' },
-    { name: 'notification_subscription.created', description: 'A delivery subscription was created; data is the subscription (no keys or secret).' },
-    { name: 'notification_subscription.updated', description: 'A delivery subscription changed; data is the subscription.' },
+    { name: 'notification.created', description: 'A notification was created (by create_notification or a rule); data is the notification.', schema: NotificationSchema },
+    { name: 'notification.updated', description: 'A notification was marked read or archived; data is the notification.', schema: NotificationSchema },
+    { name: 'notification_rule.created', description: 'A notification rule was created; data is the rule.', schema: NotificationRuleSchema },
+    { name: 'notification_rule.updated', description: 'A notification rule changed; data is the rule.', schema: NotificationRuleSchema },
+    { name: 'notification_preference.updated', description: 'A notification preference was set; data is the preference.', schema: NotificationPreferenceSchema },
+    { name: 'notification_subscription.created', description: 'A delivery subscription was created; data is the subscription (no keys or secret).', schema: NotificationSubscriptionSchema },
+    { name: 'notification_subscription.updated', description: 'A delivery subscription changed; data is the subscription.', schema: NotificationSubscriptionSchema },
   ],
   eventConsumers: [ruleConsumer],
   jobs: [notificationDeliverJob],

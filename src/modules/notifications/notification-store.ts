@@ -11,10 +11,11 @@ import type {
   NotificationSubscriptionsTable,
   NotificationsTable,
 } from './notifications-tables.ts';
+import type { Notification, NotificationPreference, NotificationRule, NotificationSubscription } from './notification-schemas.ts';
 
 export const CHANNELS: Channel[] = ['in_app', 'web_push', 'webhook'];
 
-export function toNotification(row: NotificationsTable) {
+export function toNotification(row: NotificationsTable): Notification {
   return {
     id: row.id,
     recipient_id: row.recipient_id,
@@ -36,7 +37,7 @@ export function toNotification(row: NotificationsTable) {
   };
 }
 
-export function toPreference(row: NotificationPreferencesTable) {
+export function toPreference(row: NotificationPreferencesTable): NotificationPreference {
   return {
     id: row.id,
     recipient_id: row.recipient_key === '*' ? null : row.recipient_key,
@@ -48,7 +49,7 @@ export function toPreference(row: NotificationPreferencesTable) {
   };
 }
 
-export function toRule(row: NotificationRulesTable) {
+export function toRule(row: NotificationRulesTable): NotificationRule {
   return {
     id: row.id,
     name: row.name,
@@ -66,7 +67,7 @@ export function toRule(row: NotificationRulesTable) {
 }
 
 /** Never the keys or secret: the endpoint is shown so a user can tell their devices apart. */
-export function toSubscription(row: NotificationSubscriptionsTable) {
+export function toSubscription(row: NotificationSubscriptionsTable): NotificationSubscription {
   return {
     id: row.id,
     recipient_id: row.recipient_id,

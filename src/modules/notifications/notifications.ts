@@ -2,20 +2,22 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { CHANNELS, findRow, insertNotification, toNotification } from './notification-store.ts';
 import type { NotificationsTable } from './notifications-tables.ts';
+import { NotificationSchema } from './notification-schemas.ts';
 
-export const notificationRecord: RecordType = {
+export const notificationRecord = defineRecordType({
   type: 'notification',
   module: 'notifications',
   table: 'notifications',
   collection: '/v1/notifications',
   key: 'notification',
   readScope: 'notifications:read',
+  schema: NotificationSchema,
   toResource: toNotification,
-};
+});
 
 export const channel = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
 export const channels = Type.Array(channel, { minItems: 1, maxItems: 3, uniqueItems: true });

@@ -3,21 +3,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { findRow, toPreference } from './notification-store.ts';
 import { channel, recipientId } from './notifications.ts';
 import type { NotificationPreferencesTable } from './notifications-tables.ts';
+import { NotificationPreferenceSchema } from './notification-schemas.ts';
 
-export const preferenceRecord: RecordType = {
+export const preferenceRecord = defineRecordType({
   type: 'notification_preference',
   module: 'notifications',
   table: 'notification_preferences',
   collection: '/v1/notifications/preferences',
   key: 'preference',
   readScope: 'notifications:read',
+  schema: NotificationPreferenceSchema,
   toResource: toPreference,
-};
+});
 
 const eventType = Type.String({
   minLength: 1,
@@ -74,6 +76,7 @@ export const upsertPreference = defineOperation({
   }),
   rest: { method: 'POST', path: '/v1/notifications/preferences' },
   responseKey: 'preference',
+  upsert: true,
   handler: async (ctx, input) => {
     const key = { recipient_key: input.recipient_id ?? '*', channel: input.channel, event_type: input.event_type ?? '*' };
     const existing = await ctx.db

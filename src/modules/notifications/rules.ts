@@ -4,21 +4,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { CHANNELS, findRow, toRule } from './notification-store.ts';
 import { channels, recipientId } from './notifications.ts';
 import type { NotificationRulesTable } from './notifications-tables.ts';
+import { NotificationRuleSchema } from './notification-schemas.ts';
 
-export const ruleRecord: RecordType = {
+export const ruleRecord = defineRecordType({
   type: 'notification_rule',
   module: 'notifications',
   table: 'notification_rules',
   collection: '/v1/notifications/rules',
   key: 'rule',
   readScope: 'notifications:read',
+  schema: NotificationRuleSchema,
   toResource: toRule,
-};
+});
 
 const scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
 const path = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$', maxLength: 200 });

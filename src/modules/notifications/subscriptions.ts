@@ -3,7 +3,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { newSigningSecret, openSecret, sealSecret } from '../integrations/secrets.ts';
 import { checkUrl } from '../integrations/webhook-endpoints.ts';
@@ -11,16 +11,19 @@ import { findRow, toSubscription } from './notification-store.ts';
 import { recipientId } from './notifications.ts';
 import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
 import { vapidKeys } from './push-delivery.ts';
+import { NewNotificationSubscriptionSchema, NotificationSubscriptionSchema } from './notification-schemas.ts';
+import { pageBody } from '../../core/response-schema.ts';
 
-export const subscriptionRecord: RecordType = {
+export const subscriptionRecord = defineRecordType({
   type: 'notification_subscription',
   module: 'notifications',
   table: 'notification_subscriptions',
   collection: '/v1/notifications/subscriptions',
   key: 'subscription',
   readScope: 'notifications:read',
+  schema: NotificationSubscriptionSchema,
   toResource: toSubscription,
-};
+});
 
 const subscriptionChannel = Type.Union([Type.Literal('web_push'), Type.Literal('webhook')]);
 const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
@@ -52,6 +55,12 @@ export const listSubscriptions = defineOperation({
   input: Strict({ recipient_id: Type.Optional(recipientId), channel: Type.Optional(subscriptionChannel), status: Type.Optional(status), ...pageInput }),
   rest: { method: 'GET', path: '/v1/notifications/subscriptions' },
   responseKey: 'subscriptions',
+  response: Type.Composite([
+    pageBody('subscriptions', NotificationSubscriptionSchema),
+    Type.Object({
+      vapid_public_key: Type.String({ description: 'The VAPID public key browsers subscribe with (base64url).' }),
+    }),
+  ], { additionalProperties: false }),
   handler: async (ctx, input) => {
     let query = ctx.db.selectFrom('notification_subscriptions').selectAll().where('workspace_id', '=', ctx.workspaceId);
     if (input.recipient_id) query = query.where('recipient_id', '=', input.recipient_id);
@@ -84,6 +93,7 @@ export const createSubscription = defineOperation({
   }),
   rest: { method: 'POST', path: '/v1/notifications/subscriptions' },
   responseKey: 'subscription',
+  response: Type.Object({ subscription: NewNotificationSubscriptionSchema }, { additionalProperties: false }),
   replay: async (ctx, record) => {
     const row = (await findRow(ctx.db, 'notification_subscriptions', ctx.workspaceId, String(record.id)))!;
     return { subscription: row.secret ? { ...record, secret: await openSecret(ctx.db, row.secret) } : record };

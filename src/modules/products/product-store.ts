@@ -10,8 +10,9 @@ import type {
   ReleaseStatus,
   RoadmapItemStatus,
 } from './product-tables.ts';
+import type { Product, ProductRelease, ProductRoadmapItem } from './product-schemas.ts';
 
-export function toProduct(row: ProductsTable) {
+export function toProduct(row: ProductsTable): Product {
   return {
     id: row.id,
     key: row.key,
@@ -23,7 +24,7 @@ export function toProduct(row: ProductsTable) {
   };
 }
 
-export function toRelease(row: ProductReleasesTable) {
+export function toRelease(row: ProductReleasesTable): ProductRelease {
   return {
     id: row.id,
     product_id: row.product_id,
@@ -38,7 +39,7 @@ export function toRelease(row: ProductReleasesTable) {
   };
 }
 
-export function toRoadmapItem(row: ProductRoadmapItemsTable) {
+export function toRoadmapItem(row: ProductRoadmapItemsTable): ProductRoadmapItem {
   return {
     id: row.id,
     product_id: row.product_id,

@@ -4,21 +4,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { findProduct, listProducts, toProduct } from './product-store.ts';
 import type { ProductsTable } from './product-tables.ts';
+import { ProductSchema } from './product-schemas.ts';
 
-export const productRecord: RecordType = {
+export const productRecord = defineRecordType({
   type: 'product',
   module: 'products',
   table: 'products',
   collection: '/v1/products',
   key: 'product',
   readScope: 'products:read',
+  schema: ProductSchema,
   toResource: toProduct,
-};
+});
 
 const productStatus = Type.Union(
   ['active', 'sunset', 'archived'].map((s) => Type.Literal(s)),

@@ -5,22 +5,24 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { findRelease, listReleases, toRelease } from './product-store.ts';
 import type { ProductReleasesTable, ReleaseStatus } from './product-tables.ts';
 import { parseVersion, versionSortKey } from './version-key.ts';
+import { ProductReleaseSchema } from './product-schemas.ts';
 
-export const releaseRecord: RecordType = {
+export const releaseRecord = defineRecordType({
   type: 'product_release',
   module: 'products',
   table: 'product_releases',
   collection: '/v1/products/releases',
   key: 'product_release',
   readScope: 'products:read',
+  schema: ProductReleaseSchema,
   toResource: toRelease,
-};
+});
 
 const releaseStatus = Type.Union(
   ['planned', 'in_progress', 'released', 'canceled'].map((s) => Type.Literal(s)),

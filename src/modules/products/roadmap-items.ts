@@ -4,22 +4,24 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { priority } from '../projects/task-schema.ts';
 import { findRoadmapItem, listRoadmapItems, toRoadmapItem } from './product-store.ts';
 import type { ProductRoadmapItemsTable } from './product-tables.ts';
+import { ProductRoadmapItemSchema } from './product-schemas.ts';
 
-export const roadmapItemRecord: RecordType = {
+export const roadmapItemRecord = defineRecordType({
   type: 'product_roadmap_item',
   module: 'products',
   table: 'product_roadmap_items',
   collection: '/v1/products/roadmap-items',
   key: 'product_roadmap_item',
   readScope: 'products:read',
+  schema: ProductRoadmapItemSchema,
   toResource: toRoadmapItem,
-};
+});
 
 const itemStatus = Type.Union(
   ['idea', 'planned', 'in_progress', 'shipped', 'canceled'].map((s) => Type.Literal(s)),

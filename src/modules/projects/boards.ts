@@ -3,21 +3,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from './changes.ts';
 import { findBoard, listBoards, toBoard } from './project-store.ts';
 import type { ProjectBoardsTable } from './project-tables.ts';
+import { ProjectBoardSchema } from './project-schemas.ts';
 
-export const boardRecord: RecordType = {
+export const boardRecord = defineRecordType({
   type: 'project_board',
   module: 'projects',
   table: 'project_boards',
   collection: '/v1/projects/boards',
   key: 'project_board',
   readScope: 'projects:read',
+  schema: ProjectBoardSchema,
   toResource: toBoard,
-};
+});
 
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });

@@ -3,23 +3,25 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from './changes.ts';
 import { moveColumn, openColumnSlot } from './placement.ts';
 import { findBoard, findColumn, listColumns, toColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable } from './project-tables.ts';
 import { taskStatus } from './task-schema.ts';
+import { ProjectBoardColumnSchema } from './project-schemas.ts';
 
-export const columnRecord: RecordType = {
+export const columnRecord = defineRecordType({
   type: 'project_board_column',
   module: 'projects',
   table: 'project_board_columns',
   collection: '/v1/projects/board-columns',
   key: 'project_board_column',
   readScope: 'projects:read',
+  schema: ProjectBoardColumnSchema,
   toResource: toColumn,
-};
+});
 
 const name = Type.String({ minLength: 1, maxLength: 100 });
 const position = Type.Integer({

@@ -9,10 +9,11 @@ import type {
   ProjectsTable,
   ProjectTaskStatus,
 } from './project-tables.ts';
+import type { Project, ProjectBoard, ProjectBoardColumn } from './project-schemas.ts';
 
 export const OPEN_TASK_STATUSES: ProjectTaskStatus[] = ['backlog', 'todo', 'in_progress'];
 
-export function toProject(row: ProjectsTable) {
+export function toProject(row: ProjectsTable): Project {
   return {
     id: row.id,
     key: row.key,
@@ -27,7 +28,7 @@ export function toProject(row: ProjectsTable) {
   };
 }
 
-export function toBoard(row: ProjectBoardsTable) {
+export function toBoard(row: ProjectBoardsTable): ProjectBoard {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -38,7 +39,7 @@ export function toBoard(row: ProjectBoardsTable) {
   };
 }
 
-export function toColumn(row: ProjectBoardColumnsTable) {
+export function toColumn(row: ProjectBoardColumnsTable): ProjectBoardColumn {
   const taskCount = Number(row.task_count);
   return {
     id: row.id,

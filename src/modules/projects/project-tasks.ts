@@ -4,7 +4,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { inputFields } from './changes.ts';
 import { openTaskSlot, readColumns } from './placement.ts';
@@ -12,16 +12,18 @@ import { findBoard, findColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
 import { listProjectTasks, nextTaskNumber, type TaskFilters, toProjectTask } from './task-store.ts';
+import { ProjectTaskSchema } from './project-schemas.ts';
 
-export const projectTaskRecord: RecordType = {
+export const projectTaskRecord = defineRecordType({
   type: 'project_task',
   module: 'projects',
   table: 'project_tasks',
   collection: '/v1/projects/tasks',
   key: 'project_task',
   readScope: 'projects:read',
+  schema: ProjectTaskSchema,
   toResource: toProjectTask,
-};
+});
 
 /**
  * The column a task goes to from board_id and/or column_id, checked against the task's project: a column of

@@ -5,21 +5,23 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import type { RecordType } from '../../core/record-types.ts';
+import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { diffFields, inputFields, Nullable } from './changes.ts';
 import { findProject, listProjects, toProject } from './project-store.ts';
 import type { ProjectsTable } from './project-tables.ts';
+import { ProjectSchema } from './project-schemas.ts';
 
-export const projectRecord: RecordType = {
+export const projectRecord = defineRecordType({
   type: 'project',
   module: 'projects',
   table: 'projects',
   collection: '/v1/projects',
   key: 'project',
   readScope: 'projects:read',
+  schema: ProjectSchema,
   toResource: toProject,
-};
+});
 
 export const projectStatus = Type.Union(
   ['planned', 'active', 'on_hold', 'completed', 'archived'].map((s) => Type.Literal(s)),
@@ -71,6 +73,7 @@ export const createProject = defineOperation({
     name,
     key: Type.String({
       pattern: '^[A-Z][A-Z0-9]{1,9}$',
+      examples: ['WEB'],
       description: '2 to 10 upper-case letters or digits, starting with a letter; unique in the workspace.',
     }),
     description: Type.Optional(description),

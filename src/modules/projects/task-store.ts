@@ -9,8 +9,9 @@ import {
 } from '../../core/pagination.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Priority, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
+import type { ProjectTask } from './project-schemas.ts';
 
-export function toProjectTask(row: ProjectTasksTable) {
+export function toProjectTask(row: ProjectTasksTable): ProjectTask {
   return {
     id: row.id,
     key: row.key,

@@ -168,7 +168,7 @@ function operationObject(route: RestRoute, registry: Registry, components: Compo
 function idExamples(registry: Registry): ExampleSources['ids'] {
   const byType = new Map<string, string>();
   for (const recordType of registry.recordTypes.values()) {
-    const example = (recordType.schema?.properties.id as Json | undefined)?.examples?.[0];
+    const example = (recordType.schema.properties.id as Json | undefined)?.examples?.[0];
     if (typeof example === 'string') byType.set(recordType.type, example);
   }
   return (field) => {
