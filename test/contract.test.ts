@@ -95,12 +95,15 @@ describe('operation registry', () => {
     expect(tool).toBeDefined();
     expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(op.input)));
     expect(tool.inputSchema.additionalProperties).toBe(false);
-    expect(tool._meta).toMatchObject({
+    expect(tool._meta).toEqual({
       module: op.module,
       scopes: op.scopes,
-      rest: `${op.rest.method} ${op.rest.path}`,
-      deprecated: Boolean(op.deprecated),
-      replaced_by: op.deprecated?.replacedBy ?? null,
+      ...(op.scopeMode === 'any' ? { scope_mode: 'any' } : {}),
+      ...(op.deprecated
+        ? { deprecated: true, replaced_by: op.deprecated.replacedBy, rest: `${op.rest.method} ${op.rest.path}` }
+        : {}),
+      ...(op.dryRun ? { dry_run: true } : {}),
+      ...(op.extension ? { extension: true } : {}),
     });
     expect(tool.annotations.readOnlyHint).toBe(op.kind === 'read');
     // outputSchema: an object schema whose first branch is the declared body, compacted (the second, the

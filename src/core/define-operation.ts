@@ -111,9 +111,7 @@ export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'h
 const idempotencyKey = Type.String({
   minLength: 1,
   maxLength: 255,
-  description:
-    'Stable client-generated key that makes retries safe. Same key and same input return the first result; ' +
-    'never put secrets or personal data in it.',
+  description: 'Makes retries safe: the same key and input return the first result. No secrets or personal data.',
 });
 const dryRun = Type.Boolean({ default: false, description: 'Preview the change without applying it.' });
 

@@ -108,7 +108,8 @@ const ANNOTATIONS = new Set(['examples', 'description', 'title']);
 
 /**
  * A schema as compact as it validates: no annotations (examples, descriptions and titles are in OpenAPI
- * and in the tool's description), and `anyOf [{type: T}, {type: null}]` as `type: [T, "null"]`. tools/list
+ * and in the tool's description), objects left open (the closed form is checked by the pipeline and
+ * documented in OpenAPI), and `anyOf [{type: T}, {type: null}]` as `type: [T, "null"]`. tools/list
  * carries one per tool, so its size matters more than its prose.
  */
 function compact(schema: unknown): unknown {
@@ -119,7 +120,7 @@ function compact(schema: unknown): unknown {
     if (key === 'properties') {
       // Keys here are field names (a resource may have a field named title or description).
       out[key] = Object.fromEntries(Object.entries(value as object).map(([name, field]) => [name, compact(field)]));
-    } else if (!ANNOTATIONS.has(key)) {
+    } else if (!ANNOTATIONS.has(key) && !(key === 'additionalProperties' && value === false)) {
       out[key] = compact(value);
     }
   }

@@ -12,7 +12,6 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: {
-    title: string;
     readOnlyHint: boolean;
     destructiveHint: boolean;
     idempotentHint: boolean;
@@ -39,8 +38,8 @@ export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
       description,
       inputSchema: JSON.parse(JSON.stringify(op.input)),
       outputSchema: outputSchema(response),
+      // The tool's title is not repeated here; _meta carries only what differs from the defaults.
       annotations: {
-        title: op.summary,
         readOnlyHint: op.kind === 'read',
         destructiveHint: op.kind === 'update' || op.kind === 'archive',
         idempotentHint: op.kind === 'read' || op.kind === 'update' || op.kind === 'archive',
@@ -49,12 +48,12 @@ export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
       _meta: {
         module: op.module,
         scopes: op.scopes,
-        scope_mode: op.scopeMode,
-        rest: `${op.rest.method} ${op.rest.path}`,
-        deprecated: Boolean(op.deprecated),
-        replaced_by: op.deprecated?.replacedBy ?? null,
-        dry_run: op.dryRun,
-        extension: Boolean(op.extension),
+        ...(op.scopeMode === 'any' ? { scope_mode: 'any' } : {}),
+        ...(op.deprecated
+          ? { deprecated: true, replaced_by: op.deprecated.replacedBy, rest: `${op.rest.method} ${op.rest.path}` }
+          : {}),
+        ...(op.dryRun ? { dry_run: true } : {}),
+        ...(op.extension ? { extension: true } : {}),
       },
     };
     toolCache.set(op, tool);
