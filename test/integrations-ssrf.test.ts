@@ -50,7 +50,7 @@ describe('outbound address checks', () => {
     ['file:///etc/passwd', 'must use http or https'],
     ['gopher://example.com/', 'must use http or https'],
     ['https://user:secret@example.com/hook', 'must not contain credentials'],
-    ['not a url', 'is not a valid URL'],
+    ['not a url', 'must be a valid uri'],
   ])('refuses %s', async (url, message) => {
     const res = await create(url);
     expect(res.body.error.field_errors).toEqual([{ field: 'url', message }]);

@@ -1,6 +1,7 @@
 import { oneRecordBody } from '../../core/response-schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -28,7 +29,7 @@ export const endpointRecord = defineRecordType({
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
-const url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL that receives the POSTs.' });
+const url = Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'http(s) URL that receives the POSTs.' });
 const eventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: 200,
@@ -114,7 +115,7 @@ export const createEndpoint = defineOperation({
     };
     await ctx.db.insertInto('webhook_endpoints').values(row).execute();
     const webhook = toEndpoint(row);
-    ctx.audit({ targetType: 'webhook_endpoint', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'webhook_endpoint', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: row.id, data: webhook });
     return { body: { webhook: { ...webhook, secret } }, createdId: row.id };
   },
@@ -164,34 +165,27 @@ export const updateEndpoint = defineOperation({
   response: endpointWithSecretBody,
   handler: async (ctx, input) => {
     const { webhook_id: id, rotate_secret: rotate } = input;
-    const fields = { url: input.url, description: input.description, event_types: input.event_types, status: input.status };
-    const given = Object.keys(fields).filter((key) => fields[key as keyof typeof fields] !== undefined);
-    if (given.length === 0 && !rotate) {
-      throw validationFailed([{ field: '(body)', message: 'send url, description, event_types, status or rotate_secret' }]);
-    }
+    requireSomeField(input, ['url', 'description', 'event_types', 'status', 'rotate_secret']);
     const row = await findEndpoint(ctx.db, ctx.workspaceId, id);
     if (!row) throw notFound('webhook endpoint');
-    if (fields.url !== undefined) await checkUrl(ctx, fields.url, 'url');
-    if (fields.event_types !== undefined) await checkEventTypes(ctx, fields.event_types);
-    const changes: Partial<WebhookEndpointsTable> = { updated_at: ctx.now };
-    if (fields.url !== undefined) changes.url = fields.url;
-    if (fields.description !== undefined) changes.description = fields.description;
-    if (fields.event_types !== undefined) changes.event_types = JSON.stringify(fields.event_types);
-    if (fields.status !== undefined) {
-      changes.status = fields.status;
-      changes.disabled_reason = fields.status === 'disabled' ? 'disabled by a user' : null;
-    }
+    if (input.url !== undefined) await checkUrl(ctx, input.url, 'url');
+    if (input.event_types !== undefined) await checkEventTypes(ctx, input.event_types);
+    const proposed = { ...input, event_types: input.event_types && JSON.stringify(input.event_types) };
+    const { changes, changed } = diffFields(row, proposed, ['url', 'description', 'event_types', 'status']);
+    const set: Partial<WebhookEndpointsTable> = { ...changes, updated_at: ctx.now };
+    if (changes.status !== undefined) set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
     let secret: string | undefined;
     if (rotate) {
       secret = newSigningSecret();
-      changes.previous_secret = row.secret;
-      changes.previous_secret_expires_at = new Date(Date.parse(ctx.now) + ROTATION_OVERLAP_MS).toISOString();
-      changes.secret = await sealSecret(ctx.db, secret);
+      set.previous_secret = row.secret;
+      set.previous_secret_expires_at = new Date(Date.parse(ctx.now) + ROTATION_OVERLAP_MS).toISOString();
+      set.secret = await sealSecret(ctx.db, secret);
+      changed.push('secret');
     }
-    await ctx.db.updateTable('webhook_endpoints').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', id).execute();
-    const webhook = toEndpoint({ ...row, ...changes });
-    const changedFields = [...given, ...(rotate ? ['secret'] : [])];
-    ctx.audit({ targetType: 'webhook_endpoint', targetId: id, changedFields });
+    ctx.audit({ targetType: 'webhook_endpoint', targetId: id, changedFields: changed });
+    if (changed.length === 0) return { body: { webhook: toEndpoint(row) } };
+    await ctx.db.updateTable('webhook_endpoints').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', id).execute();
+    const webhook = toEndpoint({ ...row, ...set });
     ctx.emit({ name: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, data: webhook });
     return { body: { webhook: secret ? { ...webhook, secret } : webhook } };
   },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -87,7 +88,7 @@ export const createSubscription = defineOperation({
   input: Strict({
     recipient_id: recipientId,
     channel: subscriptionChannel,
-    endpoint: Type.String({ minLength: 1, maxLength: 2048, description: 'Push service endpoint or webhook URL.' }),
+    endpoint: Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'Push service endpoint or webhook URL.' }),
     keys: Type.Optional(keys),
     user_agent: Type.Optional(Type.String({ maxLength: 500 })),
   }),
@@ -128,7 +129,7 @@ export const createSubscription = defineOperation({
     };
     await ctx.db.insertInto('notification_subscriptions').values(row).execute();
     const subscription = toSubscription(row);
-    ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'notification_subscription.created', targetType: 'notification_subscription', targetId: row.id, data: subscription });
     return { body: { subscription: secret ? { ...subscription, secret } : subscription }, createdId: row.id };
   },
@@ -152,25 +153,21 @@ export const updateSubscription = defineOperation({
   rest: { method: 'PATCH', path: '/v1/notifications/subscriptions/{subscription_id}' },
   responseKey: 'subscription',
   handler: async (ctx, input) => {
+    requireSomeField(input, ['status', 'keys', 'user_agent']);
     const row = await findRow(ctx.db, 'notification_subscriptions', ctx.workspaceId, input.subscription_id);
     if (!row) throw notFound('notification subscription');
-    const changes: Partial<NotificationSubscriptionsTable> = {};
-    if (input.status !== undefined) {
-      changes.status = input.status;
-      changes.disabled_reason = input.status === 'disabled' ? 'disabled by a user' : null;
-    }
     if (input.keys !== undefined) {
       if (row.channel !== 'web_push') throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
       checkKeys(input.keys);
-      changes.p256dh = input.keys.p256dh;
-      changes.auth = input.keys.auth;
     }
-    if (input.user_agent !== undefined) changes.user_agent = input.user_agent;
-    const changed = Object.keys(changes).filter((k) => k !== 'disabled_reason');
-    if (changed.length === 0) throw validationFailed([{ field: '(body)', message: 'send status, keys or user_agent' }]);
-    await ctx.db.updateTable('notification_subscriptions').set({ ...changes, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
-    const subscription = toSubscription({ ...row, ...changes, updated_at: ctx.now });
+    const proposed = { ...input, p256dh: input.keys?.p256dh, auth: input.keys?.auth };
+    const { changes, changed } = diffFields(row, proposed, ['status', 'p256dh', 'auth', 'user_agent']);
     ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: changed });
+    if (changed.length === 0) return { body: { subscription: toSubscription(row) } };
+    const set: Partial<NotificationSubscriptionsTable> = { ...changes, updated_at: ctx.now };
+    if (changes.status !== undefined) set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
+    await ctx.db.updateTable('notification_subscriptions').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const subscription = toSubscription({ ...row, ...set });
     ctx.emit({ name: 'notification_subscription.updated', targetType: 'notification_subscription', targetId: row.id, data: subscription });
     return { body: { subscription } };
   },

@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { findRelease, listReleases, toRelease } from './product-store.ts';
 import type { ProductReleasesTable, ReleaseStatus } from './product-tables.ts';
 import { parseVersion, versionSortKey } from './version-key.ts';
@@ -32,9 +33,13 @@ const releaseStatus = Type.Union(
       'released clears it.',
   },
 );
+// semver.org's own expression for a version (no leading v); the server also checks it with semver.
+const SEMVER =
+  '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)' +
+  '(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$';
 const version = Type.String({
-  minLength: 5,
   maxLength: 100,
+  pattern: SEMVER,
   description:
     'Semantic version (semver.org), e.g. 2.4.0 or 3.0.0-rc.1, without a leading v; unique per product.',
 });
@@ -179,11 +184,7 @@ export const updateRelease = defineOperation({
   rest: { method: 'PATCH', path: '/v1/products/releases/{release_id}' },
   responseKey: 'product_release',
   handler: async (ctx, input) => {
-    if (![...UPDATABLE, 'version'].some((field) => (input as Record<string, unknown>)[field] !== undefined)) {
-      throw validationFailed([
-        { field: '(body)', message: `send at least one of version, ${UPDATABLE.join(', ')}` },
-      ]);
-    }
+    requireSomeField(input, ['version', ...UPDATABLE]);
     const checked = input.version === undefined ? undefined : checkedVersion(input.version);
     const row = await findRelease(ctx.db, ctx.workspaceId, input.release_id);
     if (!row) throw notFound('product release');
