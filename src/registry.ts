@@ -5,19 +5,8 @@ import { getRecordOperation } from './core/get-record.ts';
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { responseSchema } from './core/response-schema.ts';
-import { activityLogModule } from './modules/activity-log/index.ts';
-import { analyticsGovernanceModule } from './modules/analytics-governance/index.ts';
-import { assetsModule } from './modules/assets/index.ts';
-import { cmsModule } from './modules/cms/index.ts';
-import { crmModule } from './modules/crm/index.ts';
-import { integrationsModule } from './modules/integrations/index.ts';
-import { notificationsModule } from './modules/notifications/index.ts';
-import { supportModule } from './modules/support/index.ts';
-import { tasksModule } from './modules/tasks/index.ts';
+import { moduleList } from './modules/module-list.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
-import { projectsModule } from './modules/projects/index.ts';
-import { productsModule } from './modules/products/index.ts';
-import { calendarModule } from './modules/calendar/index.ts';
 
 export interface RestRoute {
   method: string;
@@ -61,10 +50,8 @@ function assertOneNamePerPath(routes: RestRoute[]): void {
   }
 }
 
-const businessModules: ModuleDefinition[] = [crmModule, tasksModule, activityLogModule, supportModule, cmsModule, assetsModule, integrationsModule, analyticsGovernanceModule, notificationsModule, projectsModule, productsModule, calendarModule];
-
 /** Collects every module's operations, adds a lookup route per record type, and checks names and routes. */
-export function buildRegistry(modules: ModuleDefinition[] = businessModules): Registry {
+export function buildRegistry(modules: readonly ModuleDefinition[] = moduleList): Registry {
   const all = [...modules, workspaceModule(modules.flatMap((m) => m.summary ?? []))];
   const recordTypes = new Map<string, RecordType>();
   for (const recordType of all.flatMap((m) => m.recordTypes ?? [])) {

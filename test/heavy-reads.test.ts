@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Scope } from '../src/core/catalogue.ts';
 import { defineOperation } from '../src/core/define-operation.ts';
 import { newId } from '../src/core/ids.ts';
 import { Strict } from '../src/core/schema.ts';
@@ -12,7 +13,7 @@ import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const base = {
   module: 'crm' as const,
-  scopes: ['crm:read'],
+  scopes: ['crm:read'] satisfies Scope[],
   kind: 'read' as const,
   summary: 'Test operation',
   description: 'A heavy read that exists only to test the heavy-read connections.',

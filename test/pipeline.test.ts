@@ -2,6 +2,7 @@
 // declared, event consumers run after the commit (the relay), shared routes dispatch, REST-only raw answers.
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Scope } from '../src/core/catalogue.ts';
 import { defineOperation } from '../src/core/define-operation.ts';
 import { newId } from '../src/core/ids.ts';
 import type { ModuleDefinition } from '../src/core/module.ts';
@@ -20,7 +21,7 @@ const insertContact = (name: string) =>
     return id;
   };
 
-const base = { module: 'crm' as const, scopes: ['crm:write'], summary: 'Test operation', description: 'An operation that exists only to test the pipeline guarantees.' };
+const base = { module: 'crm' as const, scopes: ['crm:write'] satisfies Scope[], summary: 'Test operation', description: 'An operation that exists only to test the pipeline guarantees.' };
 
 // Test-only responses, declared like any operation's (every body is checked against its schema in tests).
 const probeOk = Type.Object({ ok: Type.Boolean() }, { additionalProperties: false });

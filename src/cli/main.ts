@@ -12,7 +12,7 @@ import {
   type WorkspacePatch,
 } from '../admin/workspace-admin.ts';
 import { type Config, loadConfig } from '../config.ts';
-import { SCOPES } from '../core/catalogue.ts';
+import { isScope, SCOPES } from '../core/catalogue.ts';
 import { systemClock } from '../core/clock.ts';
 import { ServiceError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
@@ -122,7 +122,7 @@ async function main(argv: string[]): Promise<void> {
         const kind = need(values.kind, '--kind');
         if (kind !== 'api_key' && kind !== 'mcp_token') throw new Error('--kind must be api_key or mcp_token');
         const scopes = values.scopes === 'all' ? [...SCOPES] : (list(values.scopes) ?? []);
-        const unknown = scopes.filter((s) => !SCOPES.includes(s));
+        const unknown = scopes.filter((s) => !isScope(s));
         if (unknown.length || scopes.length === 0) throw new Error(`--scopes: unknown or empty (${unknown.join(', ')})`);
         return print(await createCredential(call, need(target, 'WORKSPACE_ID'), { kind, name: need(values.name, '--name'), scopes }));
       }

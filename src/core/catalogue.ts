@@ -1,48 +1,31 @@
-// Module names and scope strings of the specification.
+// Module names and scope strings. Each listed module declares its own name and scopes
+// (src/modules/module-list.ts); the platform's and the specified modules not built yet are declared here.
+import { moduleList } from '../modules/module-list.ts';
 
-export const MODULES = [
-  'crm',
-  'tasks',
-  'activity_log',
-  'support',
-  'cms',
-  'assets',
-  'analytics_governance',
-  'integrations',
-  'product_analytics_bi',
-  'data_agents',
-  'workspace',
-  'projects',
-  'products',
-  'calendar',
-  'notifications',
-] as const;
-export type ModuleName = (typeof MODULES)[number];
+type Listed = (typeof moduleList)[number];
 
-const AREAS = [
-  'crm',
-  'tasks',
-  'activity',
-  'support',
-  'cms',
-  'assets',
-  'analytics',
-  'integrations',
-  'bi',
-  'projects',
-  'products',
-  'calendar',
-  'notifications',
-  'vector_store',
-  'data_agents',
+/** Modules of the specification without a folder yet: each moves its entry into its own definition. */
+const PLANNED = [
+  { name: 'product_analytics_bi', scopes: ['bi:read', 'bi:write'] },
+  { name: 'data_agents', scopes: ['data_agents:read', 'data_agents:write', 'data_agents:execute', 'vector_store:read', 'vector_store:write'] },
 ] as const;
 
-export const SCOPES: readonly string[] = [
-  ...AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),
-  'audit:read',
-  'data_agents:execute',
-];
-export type Scope = string;
+/** The workspace module (summary, request lookups) and the audit trail belong to the platform. */
+const PLATFORM = { name: 'workspace', scopes: ['audit:read'] } as const;
+
+type Declared = Listed | (typeof PLANNED)[number] | typeof PLATFORM;
+
+export type ModuleName = Declared['name'];
+/** Every scope a credential can hold: a string-literal union, so a mistyped scope fails the type check. */
+export type Scope = NonNullable<Declared['scopes']>[number];
+
+const declared: readonly { name: string; scopes?: readonly string[] }[] = [...moduleList, ...PLANNED, PLATFORM];
+export const MODULES: readonly ModuleName[] = declared.map((m) => m.name as ModuleName);
+export const SCOPES: readonly Scope[] = [...new Set(declared.flatMap((m) => (m.scopes ?? []) as readonly Scope[]))];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
 
 export function isModuleName(value: string): value is ModuleName {
   return (MODULES as readonly string[]).includes(value);

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import type { DB, OutboxEventsTable } from '../db/tables.ts';
 import type { JobDefinition, JobEnv, PeriodicTask } from '../jobs/types.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
@@ -45,8 +45,32 @@ export interface EventConsumer {
   consume(db: Kysely<DB>, workspaceId: string, events: OutboxEventsTable[], clock: Clock): Promise<void>;
 }
 
-export interface ModuleDefinition {
-  name: ModuleName;
+/** What a module says about itself: its name and the scopes it owns (its area's read and write). */
+export interface ModuleIdentity {
+  name: string;
+  scopes?: readonly string[];
+}
+
+/**
+ * A module of the product, listed once in src/modules/module-list.ts. A listed module annotates its
+ * definition with its own identity and tables, e.g. `ModuleDefinition<typeof crm, CrmTables>`: ModuleName,
+ * Scope (catalogue.ts) and DB (db/tables.ts) are derived from the list, and the annotation is what keeps
+ * those types from depending on the module's own operations. Modules the tests register use the default.
+ */
+export type ModuleDefinition<
+  M extends ModuleIdentity = { name: ModuleName; scopes?: readonly Scope[] },
+  Tables = unknown,
+> = M & ModuleParts<Tables>;
+
+export interface ModuleParts<Tables> {
+  /** Type only, never set: the row types of the module's tables, merged into DB. */
+  tables?: Tables;
+  /**
+   * The module's migrations (files in its migrations/ folder), by a name unique across the installation:
+   * `NNNN-<module>-<change>` with the next free number of the whole tree (src/db/migrate.ts orders every
+   * module's and the platform's by name, and an installation records the names it ran: never rename one).
+   */
+  migrations?: Record<string, Migration>;
   operations: OperationDefinition[];
   recordTypes?: RecordType[];
   summary?: SummarySection[];

@@ -1,18 +1,8 @@
-// Row types of every table, for Kysely. Platform tables live here; each module declares its own
-// in <module>-tables.ts and is merged into DB below.
+// Row types of every table, for Kysely. Platform tables live here; each module declares its own in
+// <module>-tables.ts and names them in its definition (ModuleDefinition<identity, Tables>): DB merges
+// those of every module in src/modules/module-list.ts.
 import type { JobsTables } from '../jobs/jobs-tables.ts';
-import type { ActivityTables } from '../modules/activity-log/activity-tables.ts';
-import type { GovernanceTables } from '../modules/analytics-governance/governance-tables.ts';
-import type { AssetTables } from '../modules/assets/asset-tables.ts';
-import type { CmsTables } from '../modules/cms/cms-tables.ts';
-import type { CrmTables } from '../modules/crm/crm-tables.ts';
-import type { IntegrationsTables } from '../modules/integrations/integrations-tables.ts';
-import type { NotificationsTables } from '../modules/notifications/notifications-tables.ts';
-import type { SupportTables } from '../modules/support/support-tables.ts';
-import type { TaskTables } from '../modules/tasks/task-tables.ts';
-import type { ProjectTables } from '../modules/projects/project-tables.ts';
-import type { ProductTables } from '../modules/products/product-tables.ts';
-import type { CalendarTables } from '../modules/calendar/calendar-tables.ts';
+import type { moduleList } from '../modules/module-list.ts';
 
 export interface InstallationTable {
   key: string;
@@ -99,6 +89,14 @@ export interface OutboxEventsTable {
   published_at: string | null;
 }
 
+/** A consumer handled an event that is not yet published (src/core/outbox-relay.ts). */
+export interface OutboxConsumptionsTable {
+  workspace_id: string;
+  consumer: string;
+  event_id: string;
+  consumed_at: string;
+}
+
 /** Long-running work (src/core/runs.ts): written with its job, moved through its states by the job. */
 export interface RunsTable {
   workspace_id: string;
@@ -125,14 +123,6 @@ export interface RunsTable {
   /** The credential on whose behalf it runs. */
   credential_id: string | null;
   updated_at: string;
-}
-
-/** A consumer handled an event that is not yet published (src/core/outbox-relay.ts). */
-export interface OutboxConsumptionsTable {
-  workspace_id: string;
-  consumer: string;
-  event_id: string;
-  consumed_at: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -164,12 +154,9 @@ export interface PlatformTables {
   billing_usage: BillingUsageTable;
 }
 
-export interface DB
-  extends PlatformTables, CrmTables, TaskTables, ActivityTables, SupportTables, CmsTables, AssetTables,
-    IntegrationsTables,
-    GovernanceTables,
-    NotificationsTables,
-    JobsTables,
-    ProjectTables,
-    ProductTables,
-    CalendarTables {}
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** The tables of every listed module, merged. */
+export type ModuleTables = UnionToIntersection<NonNullable<(typeof moduleList)[number]['tables']>>;
+
+export type DB = PlatformTables & JobsTables & ModuleTables;

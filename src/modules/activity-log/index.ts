@@ -1,10 +1,13 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { ActivityTables } from './activity-tables.ts';
 import { activityRecord, logActivity, searchActivityOperation } from './activities.ts';
 import { activityCounts } from './activity-store.ts';
 import { getRecordHistory } from './history.ts';
 
-export const activityLogModule: ModuleDefinition = {
-  name: 'activity_log',
+const identity = { name: 'activity_log', scopes: ['activity:read', 'activity:write'] } as const;
+
+export const activityLogModule: ModuleDefinition<typeof identity, ActivityTables> = {
+  ...identity,
   operations: [logActivity, searchActivityOperation, getRecordHistory],
   recordTypes: [activityRecord],
   events: [{ name: 'activity.logged', description: 'An activity was logged; data is the activity.' }],

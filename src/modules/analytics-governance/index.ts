@@ -1,12 +1,15 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { GovernanceTables } from './governance-tables.ts';
 import { defineEvent, eventRecord, listEvents } from './event-definitions.ts';
 import { defineProperty, propertyRecord } from './properties.ts';
 import { archiveTrackingPlan, createTrackingPlan, listTrackingPlans, planRecord, updateTrackingPlan } from './tracking-plans.ts';
 import { validateEvent } from './validate-event.ts';
 import { AnalyticsEventSchema, AnalyticsPropertySchema, AnalyticsTrackingPlanSchema } from './governance-schemas.ts';
 
-export const analyticsGovernanceModule: ModuleDefinition = {
-  name: 'analytics_governance',
+const identity = { name: 'analytics_governance', scopes: ['analytics:read', 'analytics:write'] } as const;
+
+export const analyticsGovernanceModule: ModuleDefinition<typeof identity, GovernanceTables> = {
+  ...identity,
   operations: [defineEvent, listEvents, defineProperty, validateEvent, createTrackingPlan, listTrackingPlans, updateTrackingPlan, archiveTrackingPlan],
   recordTypes: [propertyRecord, eventRecord, planRecord],
   events: [

@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { AssetTables } from './asset-tables.ts';
 import { assetCleanupJob, assetCleanupSweep, removeLeftoverPartials } from './asset-cleanup.ts';
 import { AssetSchema } from './asset-schemas.ts';
 import { assetCounts } from './asset-store.ts';
@@ -10,9 +11,13 @@ import {
   getAssetDownloadUrl,
   searchAssetsOperation,
 } from './assets.ts';
+import * as contentCleanup from './migrations/0008-asset-content-cleanup.ts';
 
-export const assetsModule: ModuleDefinition = {
-  name: 'assets',
+const identity = { name: 'assets', scopes: ['assets:read', 'assets:write'] } as const;
+
+export const assetsModule: ModuleDefinition<typeof identity, AssetTables> = {
+  ...identity,
+  migrations: { '0008-asset-content-cleanup': contentCleanup },
   operations: [createAssetUploadIntent, completeAssetUpload, searchAssetsOperation, getAssetDownloadUrl, archiveAsset],
   recordTypes: [assetRecord],
   events: [

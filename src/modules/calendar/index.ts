@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { CalendarTables } from './calendar-tables.ts';
 import { CalendarEventSchema, CalendarSchema } from './calendar-schemas.ts';
 import { calendarCounts } from './calendar-store.ts';
 import {
@@ -11,8 +12,10 @@ import {
 import { listEventsOperation } from './event-list.ts';
 import { calendarEventRecord, createCalendarEvent, updateCalendarEvent } from './events.ts';
 
-export const calendarModule: ModuleDefinition = {
-  name: 'calendar',
+const identity = { name: 'calendar', scopes: ['calendar:read', 'calendar:write'] } as const;
+
+export const calendarModule: ModuleDefinition<typeof identity, CalendarTables> = {
+  ...identity,
   operations: [
     listCalendarsOperation,
     createCalendar,

@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { CmsTables } from './cms-tables.ts';
 import {
   CmsCollectionSchema,
   CmsEntrySchema,
@@ -20,8 +21,10 @@ import {
 } from './marketing.ts';
 import { createCmsSite, listCmsSites, siteRecord } from './sites.ts';
 
-export const cmsModule: ModuleDefinition = {
-  name: 'cms',
+const identity = { name: 'cms', scopes: ['cms:read', 'cms:write'] } as const;
+
+export const cmsModule: ModuleDefinition<typeof identity, CmsTables> = {
+  ...identity,
   operations: [
     createCmsSite,
     listCmsSites,

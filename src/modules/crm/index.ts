@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { CrmTables } from './crm-tables.ts';
 import {
   accountingAccountRecord,
   createAccountingAccount,
@@ -21,9 +22,13 @@ import { convertLead } from './lead-conversion.ts';
 import { createLead, leadRecord, listLeadsOperation } from './leads.ts';
 import { archiveNote, createNote, listNotesOperation, noteRecord, updateNote } from './notes.ts';
 import { paymentRecord, recordPayment } from './payments.ts';
+import * as crmLedger from './migrations/0003-crm-ledger.ts';
 
-export const crmModule: ModuleDefinition = {
-  name: 'crm',
+const identity = { name: 'crm', scopes: ['crm:read', 'crm:write'] } as const;
+
+export const crmModule: ModuleDefinition<typeof identity, CrmTables> = {
+  ...identity,
+  migrations: { '0003-crm-ledger': crmLedger },
   operations: [
     createContact,
     searchContactsOperation,

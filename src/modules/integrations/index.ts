@@ -1,13 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { IntegrationsTables } from './integrations-tables.ts';
 import { deliverJob, deliverySweep, webhookConsumer } from './delivery-worker.ts';
 import { eventTypeRecord, listEventTypes, registerEventType } from './event-types.ts';
 import { IntegrationEventTypeSchema, WebhookEndpointSchema } from './integration-schemas.ts';
 import { listDeliveries, sendTestEvent } from './webhook-deliveries.ts';
 import { createEndpoint, endpointRecord, listEndpoints, updateEndpoint } from './webhook-endpoints.ts';
 
-export const integrationsModule: ModuleDefinition = {
-  name: 'integrations',
+const identity = { name: 'integrations', scopes: ['integrations:read', 'integrations:write'] } as const;
+
+export const integrationsModule: ModuleDefinition<typeof identity, IntegrationsTables> = {
+  ...identity,
   operations: [listEventTypes, registerEventType, createEndpoint, listEndpoints, updateEndpoint, sendTestEvent, listDeliveries],
   recordTypes: [eventTypeRecord, endpointRecord],
   events: [

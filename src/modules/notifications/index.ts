@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { NotificationsTables } from './notifications-tables.ts';
 import { createNotification, listNotifications, notificationRecord, updateNotification } from './notifications.ts';
 import { listPreferences, patchPreference, preferenceRecord, upsertPreference } from './preferences.ts';
 import { notificationDeliverJob, notificationSweep } from './push-delivery.ts';
@@ -12,8 +13,10 @@ import {
   NotificationSubscriptionSchema,
 } from './notification-schemas.ts';
 
-export const notificationsModule: ModuleDefinition = {
-  name: 'notifications',
+const identity = { name: 'notifications', scopes: ['notifications:read', 'notifications:write'] } as const;
+
+export const notificationsModule: ModuleDefinition<typeof identity, NotificationsTables> = {
+  ...identity,
   operations: [
     listNotifications,
     createNotification,

@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { ProductTables } from './product-tables.ts';
 import { ProductReleaseSchema, ProductRoadmapItemSchema, ProductSchema } from './product-schemas.ts';
 import { productCounts } from './product-store.ts';
 import { createProduct, listProductsOperation, productRecord, updateProduct } from './products.ts';
@@ -10,8 +11,10 @@ import {
   updateRoadmapItem,
 } from './roadmap-items.ts';
 
-export const productsModule: ModuleDefinition = {
-  name: 'products',
+const identity = { name: 'products', scopes: ['products:read', 'products:write'] } as const;
+
+export const productsModule: ModuleDefinition<typeof identity, ProductTables> = {
+  ...identity,
   operations: [
     listProductsOperation,
     createProduct,

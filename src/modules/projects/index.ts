@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { ProjectTables } from './project-tables.ts';
 import { boardRecord, createBoard, listBoardsOperation, updateBoard } from './boards.ts';
 import { columnRecord, createColumn, listColumnsOperation, updateColumn } from './columns.ts';
 import {
@@ -13,8 +14,10 @@ import { createProjectTask, listProjectTasksOperation, projectTaskRecord } from 
 import { createProject, listProjectsOperation, projectRecord, updateProject } from './projects.ts';
 import { updateProjectTask } from './task-moves.ts';
 
-export const projectsModule: ModuleDefinition = {
-  name: 'projects',
+const identity = { name: 'projects', scopes: ['projects:read', 'projects:write'] } as const;
+
+export const projectsModule: ModuleDefinition<typeof identity, ProjectTables> = {
+  ...identity,
   operations: [
     listProjectsOperation,
     createProject,

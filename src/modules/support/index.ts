@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { SupportTables } from './support-tables.ts';
 import {
   addSupportTicketComment,
   addSupportTicketMessage,
@@ -18,8 +19,10 @@ import {
 import { supportCounts } from './support-store.ts';
 import { createSupportTicket, listSupportTickets, ticketRecord, updateSupportTicket } from './tickets.ts';
 
-export const supportModule: ModuleDefinition = {
-  name: 'support',
+const identity = { name: 'support', scopes: ['support:read', 'support:write'] } as const;
+
+export const supportModule: ModuleDefinition<typeof identity, SupportTables> = {
+  ...identity,
   operations: [
     createSupportQueue,
     listSupportQueues,

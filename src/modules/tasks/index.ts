@@ -1,9 +1,12 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import type { TaskTables } from './task-tables.ts';
 import { taskCounts } from './task-store.ts';
 import { completeTask, createTask, listTasksOperation, taskRecord, updateTask } from './tasks.ts';
 
-export const tasksModule: ModuleDefinition = {
-  name: 'tasks',
+const identity = { name: 'tasks', scopes: ['tasks:read', 'tasks:write'] } as const;
+
+export const tasksModule: ModuleDefinition<typeof identity, TaskTables> = {
+  ...identity,
   operations: [createTask, listTasksOperation, updateTask, completeTask],
   recordTypes: [taskRecord],
   events: [
