@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { reusableInsert } from '../db/reusable-query.ts';
 import type { AuditEventsTable, DB } from '../db/tables.ts';
+import { recordedFields } from './changes.ts';
 import type { Actor, AuditEntry, Surface } from './context.ts';
 import { newId } from './ids.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
@@ -56,7 +57,8 @@ export function auditRow(write: AuditWrite, entry: AuditEntry): AuditEventsTable
     target_type: entry.targetType,
     target_id: entry.targetId,
     status: entry.status ?? 'succeeded',
-    changed_fields: JSON.stringify(entry.changedFields ?? []),
+    // Enforced here for every write, whatever a handler passed: never idempotency_key or dry_run.
+    changed_fields: JSON.stringify(recordedFields(entry.changedFields ?? [])),
     on_behalf_of: write.actor.onBehalfOf ?? null,
     caused_by: write.causedBy ?? null,
   };

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
@@ -73,7 +74,7 @@ export const logActivity = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    ctx.audit({ targetType: 'activity', targetId: activity.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'activity', targetId: activity.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'activity.logged', targetType: 'activity', targetId: activity.id, data: activity });
     return { body: { activity }, createdId: activity.id };
   },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -93,7 +94,11 @@ export const defineEvent = defineOperation({
       await ctx.db.insertInto('analytics_events').values(row).execute();
     }
     const event = toEventDefinition(row);
-    ctx.audit({ targetType: 'analytics_event', targetId: row.id, action: existing ? 'update' : 'create', changedFields: Object.keys(input) });
+    // A definition replaces the previous one: an update names the columns whose value it changed.
+    const changedFields = existing
+      ? diffFields(existing, row, ['description', 'properties', 'status']).changed
+      : inputFields(input);
+    ctx.audit({ targetType: 'analytics_event', targetId: row.id, action: existing ? 'update' : 'create', changedFields });
     ctx.emit({ name: 'analytics_event.defined', targetType: 'analytics_event', targetId: row.id, data: event });
     return { body: { event }, createdId: row.id, ...(existing ? { status: 200 } : {}) };
   },

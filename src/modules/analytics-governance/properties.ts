@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -92,7 +93,11 @@ export const defineProperty = defineOperation({
       await ctx.db.insertInto('analytics_properties').values(row).execute();
     }
     const property = toProperty(row);
-    ctx.audit({ targetType: 'analytics_property', targetId: row.id, action: existing ? 'update' : 'create', changedFields: Object.keys(input) });
+    // A definition replaces the previous one: an update names the columns whose value it changed.
+    const changedFields = existing
+      ? diffFields(existing, row, ['type', 'description', 'enum_values', 'pattern']).changed
+      : inputFields(input);
+    ctx.audit({ targetType: 'analytics_property', targetId: row.id, action: existing ? 'update' : 'create', changedFields });
     ctx.emit({ name: 'analytics_property.defined', targetType: 'analytics_property', targetId: row.id, data: property });
     return { body: { property }, createdId: row.id, ...(existing ? { status: 200 } : {}) };
   },

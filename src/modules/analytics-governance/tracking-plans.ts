@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -93,7 +94,7 @@ export const createTrackingPlan = defineOperation({
     };
     await ctx.db.insertInto('analytics_tracking_plans').values(row).execute();
     const plan = toTrackingPlan(row);
-    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'analytics_tracking_plan.created', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
     return { body: { tracking_plan: plan }, createdId: row.id };
   },
@@ -144,27 +145,18 @@ export const updateTrackingPlan = defineOperation({
   rest: { method: 'PATCH', path: '/v1/analytics/tracking-plans/{tracking_plan_id}' },
   responseKey: 'tracking_plan',
   handler: async (ctx, input) => {
+    requireSomeField(input, ['name', 'description', 'events', 'status']);
     const row = await findPlan(ctx.db, ctx.workspaceId, input.tracking_plan_id);
     if (!row || row.archived_at) throw notFound('tracking plan');
-    const changes: Partial<AnalyticsTrackingPlansTable> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.events !== undefined) {
-      await checkEvents(ctx, row.app, input.events);
-      changes.events = JSON.stringify(input.events);
-    }
-    if (input.status !== undefined) {
-      if (input.status === 'active') await checkSingleActive(ctx, row.app, row.id);
-      changes.status = input.status;
-    }
-    const changedFields = Object.keys(changes);
-    if (changedFields.length === 0) {
-      throw validationFailed([{ field: '(body)', message: 'send name, description, events or status' }]);
-    }
-    changes.updated_at = ctx.now;
-    await ctx.db.updateTable('analytics_tracking_plans').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
-    const plan = toTrackingPlan({ ...row, ...changes });
-    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields });
+    if (input.events !== undefined) await checkEvents(ctx, row.app, input.events);
+    if (input.status === 'active') await checkSingleActive(ctx, row.app, row.id);
+    const proposed = { ...input, events: input.events && JSON.stringify(input.events) };
+    const { changes, changed } = diffFields(row, proposed, ['name', 'description', 'events', 'status']);
+    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: changed });
+    if (changed.length === 0) return { body: { tracking_plan: toTrackingPlan(row) } };
+    const set = { ...changes, updated_at: ctx.now };
+    await ctx.db.updateTable('analytics_tracking_plans').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const plan = toTrackingPlan({ ...row, ...set });
     ctx.emit({ name: 'analytics_tracking_plan.updated', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
     return { body: { tracking_plan: plan } };
   },

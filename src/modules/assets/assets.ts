@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { checkAmountEntitlement } from '../../core/billing.ts';
 import { fail, notFound, validationFailed } from '../../core/errors.ts';
@@ -128,7 +129,7 @@ export const createAssetUploadIntent = defineOperation({
     };
     await ctx.db.insertInto('assets').values(row).execute();
     const asset = toAsset(row);
-    ctx.audit({ targetType: 'asset', targetId: id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'asset', targetId: id, changedFields: inputFields(input) });
     ctx.emit({ name: 'asset.created', targetType: 'asset', targetId: id, data: asset });
     return { body: { asset, upload: await uploadBlock(ctx, row) }, createdId: id };
   },

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { findCalendar, listCalendars, toCalendar } from './calendar-store.ts';
 import type { CalendarsTable } from './calendar-tables.ts';
 import { checkedTimeZone } from './event-input.ts';
@@ -123,9 +124,7 @@ export const updateCalendar = defineOperation({
   rest: { method: 'PATCH', path: '/v1/calendar/calendars/{calendar_id}' },
   responseKey: 'calendar',
   handler: async (ctx, input) => {
-    if (!UPDATABLE.some((field) => input[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
-    }
+    requireSomeField(input, UPDATABLE);
     const normalized = {
       ...input,
       ...(input.timezone !== undefined ? { timezone: checkedTimeZone(input.timezone) } : {}),

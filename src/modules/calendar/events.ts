@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
-import { inputFields, Nullable } from '../projects/changes.ts';
 import { findCalendar, findEvent, toCalendarEvent } from './calendar-store.ts';
 import type { CalendarEventsTable, EventStatus } from './calendar-tables.ts';
 import { type AttendeeInput, normalizeAttendees, normalizeTiming, type TimingDraft } from './event-input.ts';
@@ -186,9 +187,7 @@ export const updateCalendarEvent = defineOperation({
   responseKey: 'calendar_event',
   handler: async (ctx, rawInput) => {
     const input = rawInput as Record<string, unknown> & { event_id: string };
-    if (![...TIMING, ...PLAIN, 'attendees'].some((field) => input[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: 'send at least one field to change' }]);
-    }
+    requireSomeField(input, [...TIMING, ...PLAIN, 'attendees']);
     const row = await findEvent(ctx.db, ctx.workspaceId, input.event_id);
     if (!row) throw notFound('calendar event');
     if (typeof input.calendar_id === 'string') await requireCalendar(ctx, input.calendar_id);
@@ -210,10 +209,10 @@ export const updateCalendarEvent = defineOperation({
     if (input.attendees !== undefined) {
       next.attendees = JSON.stringify(await normalizeAttendees(ctx, input.attendees as AttendeeInput[]));
     }
-    const changed = (Object.keys(row) as (keyof CalendarEventsTable)[]).filter((k) => next[k] !== row[k]);
+    // Timing is normalized as a whole (a new start moves the series' columns): diff every column.
+    const { changes, changed } = diffFields(row, next, Object.keys(row) as (keyof CalendarEventsTable & string)[]);
     if (changed.length) {
       next.updated_at = ctx.now;
-      const changes = Object.fromEntries(changed.map((k) => [k, next[k]]));
       await ctx.db
         .updateTable('calendar_events')
         .set({ ...changes, updated_at: ctx.now })

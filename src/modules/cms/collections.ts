@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -82,7 +83,7 @@ export const createCollection = defineOperation({
         throw error;
       });
     const collection = toCollection(row);
-    ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'cms_collection.created', targetType: 'cms_collection', targetId: collection.id, data: collection });
     return { body: { collection }, createdId: collection.id };
   },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -102,7 +103,7 @@ export const createEntry = defineOperation({
     };
     await ctx.db.insertInto('cms_entries').values(row).execute().catch(slugTaken);
     const entry = toEntry(row);
-    ctx.audit({ targetType: 'cms_entry', targetId: entry.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'cms_entry', targetId: entry.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'entry.created', targetType: 'cms_entry', targetId: entry.id, data: entry });
     return { body: { entry }, createdId: entry.id };
   },
@@ -146,25 +147,17 @@ interface EntryChange {
 async function changeEntry(ctx: OperationContext, input: EntryChange) {
   const row = await findEntry(ctx.db, ctx.workspaceId, input.entry_id);
   if (!row) throw notFound('CMS entry');
-  const changes: Partial<CmsEntriesTable> = {};
-  if (input.title !== undefined) changes.title = input.title;
-  if (input.slug !== undefined && input.slug !== row.slug) {
-    await checkSlugFree(ctx, row.collection_id, input.slug, row.id);
-    changes.slug = input.slug;
-  }
-  if (input.fields !== undefined) {
+  const proposed = {
+    ...input,
+    fields: mergedJson(row.fields, input.fields),
+    published_at: input.status === 'published' && row.status !== 'published' ? ctx.now : undefined,
+  };
+  const { changes, changed } = diffFields(row, proposed, ['title', 'slug', 'fields', 'status', 'published_at']);
+  if (changes.slug !== undefined) await checkSlugFree(ctx, row.collection_id, changes.slug, row.id);
+  if (changes.fields !== undefined) {
     const collection = (await findCollection(ctx.db, ctx.workspaceId, row.collection_id))!;
-    const merged = withoutNulls({ ...JSON.parse(row.fields), ...input.fields });
-    changes.search_text = await checkFields(ctx, collection, merged);
-    changes.fields = JSON.stringify(merged);
+    changes.search_text = await checkFields(ctx, collection, JSON.parse(changes.fields));
   }
-  if (input.status !== undefined && input.status !== row.status) {
-    changes.status = input.status;
-    if (input.status === 'published') changes.published_at = ctx.now;
-  }
-  const changed = Object.keys(changes).filter(
-    (k) => k !== 'search_text' && changes[k as keyof CmsEntriesTable] !== row[k as keyof CmsEntriesTable],
-  );
   const next: CmsEntriesTable = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
   if (changed.length) {
     await ctx.db
@@ -212,9 +205,7 @@ export const updateEntry = defineOperation({
   rest: { method: 'PATCH', path: '/v1/cms/entries/{entry_id}' },
   responseKey: 'entry',
   handler: async (ctx, input) => {
-    if (input.title === undefined && input.slug === undefined && input.fields === undefined && input.status === undefined) {
-      throw validationFailed([{ field: '(body)', message: 'send at least one of: title, slug, fields, status' }]);
-    }
+    requireSomeField(input, ['title', 'slug', 'fields', 'status']);
     return { body: { entry: await changeEntry(ctx, input) } };
   },
 });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -80,7 +81,7 @@ export const createMarketingCampaign = defineOperation({
     };
     await ctx.db.insertInto('marketing_campaigns').values(row).execute();
     const campaign = toCampaign(row);
-    ctx.audit({ targetType: 'marketing_campaign', targetId: campaign.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'marketing_campaign', targetId: campaign.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'marketing_campaign.created', targetType: 'marketing_campaign', targetId: campaign.id, data: campaign });
     return { body: { campaign }, createdId: campaign.id };
   },
@@ -160,7 +161,7 @@ export const createMarketingPost = defineOperation({
     };
     await ctx.db.insertInto('marketing_posts').values(row).execute();
     const post = toPost(row);
-    ctx.audit({ targetType: 'marketing_post', targetId: post.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'marketing_post', targetId: post.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'marketing_post.created', targetType: 'marketing_post', targetId: post.id, data: post });
     return { body: { post }, createdId: post.id };
   },

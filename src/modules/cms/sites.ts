@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -73,7 +74,7 @@ export const createCmsSite = defineOperation({
         throw error;
       });
     const site = toSite(row);
-    ctx.audit({ targetType: 'cms_site', targetId: site.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'cms_site', targetId: site.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'cms_site.created', targetType: 'cms_site', targetId: site.id, data: site });
     return { body: { site }, createdId: site.id };
   },

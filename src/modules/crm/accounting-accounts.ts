@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -66,7 +67,7 @@ export const createAccountingAccount = defineOperation({
     };
     await uniquely(() => ctx.db.insertInto('accounting_accounts').values(row).execute(), 'code', duplicate);
     const account = toAccount(row);
-    ctx.audit({ targetType: 'accounting_account', targetId: account.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'accounting_account', targetId: account.id, changedFields: inputFields(input) });
     ctx.emit({
       name: 'accounting_account.created',
       targetType: 'accounting_account',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
@@ -47,7 +48,7 @@ export const createCompany = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    ctx.audit({ targetType: 'company', targetId: company.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'company', targetId: company.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'company.created', targetType: 'company', targetId: company.id, data: company });
     return { body: { company }, createdId: company.id };
   },

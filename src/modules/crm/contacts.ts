@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
@@ -55,7 +56,7 @@ export const createContact = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    ctx.audit({ targetType: 'contact', targetId: contact.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'contact', targetId: contact.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'contact.created', targetType: 'contact', targetId: contact.id, data: contact });
     return { body: { contact }, createdId: contact.id };
   },

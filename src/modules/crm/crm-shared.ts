@@ -38,22 +38,6 @@ export function newFields(input: Fields | undefined): Fields {
   return Object.fromEntries(Object.entries(input ?? {}).filter(([, value]) => value !== null));
 }
 
-/** Merges a patch key by key; a null value removes its key. */
-export function mergeFields(current: Fields, patch: Fields): Fields {
-  const merged: Fields = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  return merged;
-}
-
-/** Equality of two field maps regardless of key order. */
-export function sameFields(a: Fields, b: Fields): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => key in b && a[key] === b[key]);
-}
-
 /** A unique-constraint violation from SQLite or PostgreSQL (23505). */
 export function isUniqueViolation(thrown: unknown): boolean {
   const code = (thrown as { code?: unknown })?.code;

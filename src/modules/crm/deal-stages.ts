@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -83,7 +84,7 @@ export const createDealStage = defineOperation({
     };
     await uniquely(() => ctx.db.insertInto('deal_stages').values(row).execute(), 'key', duplicate);
     const stage = toStage(row);
-    ctx.audit({ targetType: 'deal_stage', targetId: stage.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'deal_stage', targetId: stage.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'deal_stage.created', targetType: 'deal_stage', targetId: stage.id, data: stage });
     return { body: { stage }, createdId: stage.id };
   },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -11,11 +12,8 @@ import {
   customFieldsInput,
   type Fields,
   idInput,
-  mergeFields,
   newFields,
   oneOf,
-  parseFields,
-  sameFields,
 } from './crm-shared.ts';
 import type { DealsTable } from './crm-tables.ts';
 import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
@@ -102,7 +100,7 @@ export async function createDealRecord(
     updated_at: ctx.now,
   };
   const deal = await insertDeal(ctx.db, row);
-  ctx.audit({ targetType: 'deal', targetId: deal.id, action: 'create', changedFields: Object.keys(input) });
+  ctx.audit({ targetType: 'deal', targetId: deal.id, action: 'create', changedFields: inputFields(input) });
   ctx.emit({ name: 'deal.created', targetType: 'deal', targetId: deal.id, data: deal });
   return deal;
 }
@@ -160,14 +158,13 @@ export interface Change {
  * and/or deal.updated. Sending the current values changes nothing.
  */
 async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatch) {
-  const patchFields = ['stage', 'stage_key', 'amount_cents', 'currency', 'custom_fields', 'notes'] as const;
-  if (!patchFields.some((field) => patch[field] !== undefined)) {
-    throw validationFailed([{ field: '(body)', message: `send at least one of ${patchFields.join(', ')}` }]);
-  }
+  requireSomeField(patch, ['stage', 'stage_key', 'amount_cents', 'currency', 'custom_fields', 'notes']);
   const row = await findDeal(ctx.db, ctx.workspaceId, dealId);
   if (!row) throw notFound('deal');
   const before = toDeal(row);
-  const next: DealsTable = { ...row };
+  const proposed = { ...patch, custom_fields: mergedJson(row.custom_fields, patch.custom_fields) };
+  const { changes: columns } = diffFields(row, proposed, ['amount_cents', 'currency', 'notes', 'custom_fields']);
+  const next: DealsTable = { ...row, ...columns };
   const stage = requestedStage(patch);
   if (stage && stage.key !== row.stage_key) {
     const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
@@ -175,20 +172,13 @@ async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatc
     // Closing keeps the first close time when moving between won and lost; reopening clears it.
     next.closed_at = kind === 'open' ? null : (row.closed_at ?? ctx.now);
   }
-  if (patch.amount_cents !== undefined) next.amount_cents = patch.amount_cents;
-  if (patch.currency !== undefined) next.currency = patch.currency;
-  if (patch.notes !== undefined) next.notes = patch.notes;
-  const fields = patch.custom_fields
-    ? mergeFields(parseFields(row.custom_fields), patch.custom_fields)
-    : undefined;
-  if (fields && !sameFields(fields, before.custom_fields)) next.custom_fields = JSON.stringify(fields);
 
   const after = toDeal(next);
   const changes: Change[] = [];
   const compared = ['stage', 'amount_cents', 'currency', 'custom_fields', 'notes', 'closed_at'] as const;
   for (const field of compared) {
     const changed =
-      field === 'custom_fields' ? !sameFields(before[field], after[field]) : before[field] !== after[field];
+      field === 'custom_fields' ? next.custom_fields !== row.custom_fields : before[field] !== after[field];
     if (changed) changes.push({ field, from: before[field], to: after[field] });
   }
   if (changes.length === 0) {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -9,11 +10,8 @@ import {
   currencyInput,
   customFieldsInput,
   idInput,
-  mergeFields,
   newFields,
   oneOf,
-  parseFields,
-  sameFields,
   uniquely,
 } from './crm-shared.ts';
 import type { InvoicesTable } from './crm-tables.ts';
@@ -120,7 +118,7 @@ export const createInvoice = defineOperation({
     };
     await uniquely(() => ctx.db.insertInto('invoices').values(row).execute(), 'invoice_number', duplicate);
     const invoice = toInvoice(row);
-    ctx.audit({ targetType: 'invoice', targetId: invoice.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'invoice', targetId: invoice.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'invoice.created', targetType: 'invoice', targetId: invoice.id, data: invoice });
     return { body: { invoice }, createdId: invoice.id };
   },
@@ -177,16 +175,13 @@ export const updateInvoice = defineOperation({
   rest: { method: 'PATCH', path: '/v1/invoices/{invoice_id}' },
   responseKey: 'invoice',
   handler: async (ctx, input) => {
-    if (input.status === undefined && input.due_date === undefined && input.custom_fields === undefined) {
-      throw validationFailed([
-        { field: '(body)', message: 'send at least one of status, due_date, custom_fields' },
-      ]);
-    }
+    requireSomeField(input, ['status', 'due_date', 'custom_fields']);
     const row = await findInvoice(ctx.db, ctx.workspaceId, input.invoice_id);
     if (!row) throw notFound('invoice');
-    const next: InvoicesTable = { ...row };
-    const changed: string[] = [];
-    if (input.status !== undefined && input.status !== row.status) {
+    const proposed = { ...input, custom_fields: mergedJson(row.custom_fields, input.custom_fields) };
+    const { changes, changed } = diffFields(row, proposed, ['status', 'due_date', 'custom_fields']);
+    const next: InvoicesTable = { ...row, ...changes };
+    if (changes.status !== undefined) {
       if (row.status === 'void') {
         throw validationFailed([
           { field: 'status', message: 'the invoice is void; a void invoice cannot change' },
@@ -200,22 +195,8 @@ export const updateInvoice = defineOperation({
           },
         ]);
       }
-      next.status = input.status;
-      if (input.status === 'sent') next.sent_at = ctx.now;
+      if (changes.status === 'sent') next.sent_at = ctx.now;
       else next.voided_at = ctx.now;
-      changed.push('status');
-    }
-    if (input.due_date !== undefined && input.due_date !== row.due_date) {
-      next.due_date = input.due_date;
-      changed.push('due_date');
-    }
-    if (input.custom_fields) {
-      const current = parseFields(row.custom_fields);
-      const merged = mergeFields(current, input.custom_fields);
-      if (!sameFields(current, merged)) {
-        next.custom_fields = JSON.stringify(merged);
-        changed.push('custom_fields');
-      }
     }
     if (changed.length && row.status === 'void') {
       throw validationFailed([

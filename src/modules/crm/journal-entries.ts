@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -18,11 +19,8 @@ import {
   centsInput,
   customFieldsInput,
   idInput,
-  mergeFields,
   newFields,
   oneOf,
-  parseFields,
-  sameFields,
   uniquely,
 } from './crm-shared.ts';
 import type { JournalEntriesTable } from './crm-tables.ts';
@@ -156,7 +154,7 @@ export const createJournalEntry = defineOperation({
       duplicate,
     );
     const entry = toJournalEntry(row);
-    ctx.audit({ targetType: 'journal_entry', targetId: entry.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'journal_entry', targetId: entry.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'journal_entry.created', targetType: 'journal_entry', targetId: entry.id, data: entry });
     if (status === 'posted') {
       ctx.emit({
@@ -223,60 +221,24 @@ export const updateJournalEntry = defineOperation({
   responseKey: 'journal_entry',
   handler: async (ctx, input) => {
     const fields = ['entry_number', 'status', 'memo', 'lines', 'custom_fields'] as const;
-    if (!fields.some((f) => input[f] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of ${fields.join(', ')}` }]);
-    }
+    requireSomeField(input, fields);
     const row = await findJournalEntry(ctx.db, ctx.workspaceId, input.journal_entry_id);
     if (!row) throw notFound('journal entry');
-    if (row.status === 'posted') {
-      // Nothing of a posted entry changes: only a request restating its current state succeeds.
-      const current = parseFields(row.custom_fields);
-      const restates =
-        (input.status ?? 'posted') === 'posted' &&
-        (input.entry_number ?? row.entry_number) === row.entry_number &&
-        (input.memo ?? row.memo) === row.memo &&
-        (input.lines === undefined || JSON.stringify(normalize(input.lines)) === row.lines) &&
-        (input.custom_fields === undefined || sameFields(mergeFields(current, input.custom_fields), current));
-      if (!restates) {
-        throw validationFailed([
-          {
-            field: 'journal_entry_id',
-            message: 'is posted; a posted entry cannot be changed (record a reversing entry)',
-          },
-        ]);
-      }
+    const proposed = {
+      ...input,
+      lines: input.lines && JSON.stringify(normalize(input.lines)),
+      custom_fields: mergedJson(row.custom_fields, input.custom_fields),
+    };
+    const { changes, changed } = diffFields(row, proposed, fields);
+    // Nothing of a posted entry changes: only a request restating its current state succeeds.
+    if (row.status === 'posted' && changed.length) {
+      throw validationFailed([
+        { field: 'journal_entry_id', message: 'is posted; a posted entry cannot be changed (record a reversing entry)' },
+      ]);
     }
-    const next: JournalEntriesTable = { ...row };
-    const changed: string[] = [];
-    if (input.entry_number !== undefined && input.entry_number !== row.entry_number) {
-      next.entry_number = input.entry_number;
-      changed.push('entry_number');
-    }
-    if (input.memo !== undefined && input.memo !== row.memo) {
-      next.memo = input.memo;
-      changed.push('memo');
-    }
-    if (input.lines !== undefined) {
-      const { lines, total } = await checkLines(ctx, input.lines);
-      if (JSON.stringify(lines) !== row.lines) {
-        next.lines = JSON.stringify(lines);
-        next.total_cents = total;
-        changed.push('lines');
-      }
-    }
-    if (input.custom_fields !== undefined) {
-      const current = parseFields(row.custom_fields);
-      const merged = mergeFields(current, input.custom_fields);
-      if (!sameFields(current, merged)) {
-        next.custom_fields = JSON.stringify(merged);
-        changed.push('custom_fields');
-      }
-    }
-    if (input.status !== undefined && input.status !== row.status) {
-      next.status = input.status;
-      next.posted_at = ctx.now;
-      changed.push('status');
-    }
+    const next: JournalEntriesTable = { ...row, ...changes };
+    if (changes.lines !== undefined) next.total_cents = (await checkLines(ctx, input.lines!)).total;
+    if (changes.status !== undefined) next.posted_at = ctx.now;
     const duplicate = changed.includes('entry_number')
       ? await checkEntryNumber(ctx, next.entry_number!, row.id)
       : '';

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -79,7 +80,7 @@ export const createLead = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    ctx.audit({ targetType: 'lead', targetId: lead.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'lead', targetId: lead.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'lead.created', targetType: 'lead', targetId: lead.id, data: lead });
     return { body: { lead }, createdId: lead.id };
   },

@@ -1,20 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
-import {
-  customFieldsInput,
-  type Fields,
-  idInput,
-  mergeFields,
-  newFields,
-  parseFields,
-  sameFields,
-} from './crm-shared.ts';
+import { customFieldsInput, idInput, newFields } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
 import { findNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
 import { NoteSchema } from './crm-schemas.ts';
@@ -106,7 +99,7 @@ export const createNote = defineOperation({
     };
     await ctx.db.insertInto('notes').values(row).execute();
     const note = toNote(row);
-    ctx.audit({ targetType: 'note', targetId: note.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'note', targetId: note.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'note.created', targetType: 'note', targetId: note.id, data: note });
     return { body: { note }, createdId: note.id };
   },
@@ -143,6 +136,8 @@ const nullableSubject = (what: string) =>
     description: `${what} the note is about; null unlinks it.`,
   });
 
+const NOTE_FIELDS = ['title', 'body', 'contact_id', 'company_id', 'deal_id', 'custom_fields', 'metadata'] as const;
+
 export const updateNote = defineOperation({
   name: 'update_note',
   module: 'crm',
@@ -167,27 +162,20 @@ export const updateNote = defineOperation({
   rest: { method: 'PATCH', path: '/v1/notes/{note_id}' },
   responseKey: 'note',
   handler: async (ctx, input) => {
+    requireSomeField(input, NOTE_FIELDS);
     const row = await findNote(ctx.db, ctx.workspaceId, input.note_id);
     if (!row || row.archived_at) throw notFound('note');
-    const next: NotesTable = { ...row };
-    const changed: string[] = [];
-    for (const field of ['title', 'body', 'contact_id', 'company_id', 'deal_id'] as const) {
-      const value = input[field];
-      if (value !== undefined && value !== row[field]) {
-        (next as unknown as Record<string, unknown>)[field] = value;
-        changed.push(field);
-      }
-    }
-    for (const field of ['custom_fields', 'metadata'] as const) {
-      const patch = input[field] as Fields | undefined;
-      if (patch === undefined) continue;
-      const current = parseFields(row[field]);
-      const merged = mergeFields(current, patch);
-      if (!sameFields(current, merged)) {
-        next[field] = JSON.stringify(merged);
-        changed.push(field);
-      }
-    }
+    const { changes, changed } = diffFields(
+      row,
+      {
+        ...input,
+        custom_fields: mergedJson(row.custom_fields, input.custom_fields),
+        metadata: mergedJson(row.metadata, input.metadata),
+      },
+      NOTE_FIELDS,
+    );
+    const next: NotesTable = { ...row, ...changes };
+    // The spec's own rule for notes: an update that changes nothing is refused, not a no-op.
     if (changed.length === 0) {
       throw validationFailed(
         [

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -146,7 +147,7 @@ export const recordPayment = defineOperation({
       duplicate,
     );
     const payment = toPayment(row);
-    ctx.audit({ targetType: 'payment', targetId: payment.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'payment', targetId: payment.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'payment.recorded', targetType: 'payment', targetId: payment.id, data: payment });
     if (invoice) {
       const updated = await applyToInvoice(ctx, invoice.id, input.amount_cents, payment.paid_at);

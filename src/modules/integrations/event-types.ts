@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -133,7 +134,7 @@ export const registerEventType = defineOperation({
     };
     await ctx.db.insertInto('integration_event_types').values(row).execute();
     const eventType = toEventType(row);
-    ctx.audit({ targetType: 'integration_event_type', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'integration_event_type', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'integration_event_type.registered', targetType: 'integration_event_type', targetId: row.id, data: eventType });
     return { body: { event_type: eventType }, createdId: row.id };
   },

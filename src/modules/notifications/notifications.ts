@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
@@ -58,7 +59,7 @@ export const createNotification = defineOperation({
     // The source must be a record of this workspace (resource_not_found otherwise).
     if (input.source_type && input.source_id) await ctx.requireRecord(input.source_type, input.source_id);
     const notification = await insertNotification(ctx.db, ctx.workspaceId, { ...input, channels: input.channels ?? CHANNELS }, ctx.now);
-    ctx.audit({ targetType: 'notification', targetId: notification.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'notification', targetId: notification.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'notification.created', targetType: 'notification', targetId: notification.id, data: notification });
     return { body: { notification }, createdId: notification.id };
   },
@@ -113,16 +114,21 @@ export const updateNotification = defineOperation({
   handler: async (ctx, input) => {
     const row = await findRow(ctx.db, 'notifications', ctx.workspaceId, input.notification_id);
     if (!row) throw notFound('notification');
-    const changes: Partial<NotificationsTable> = {};
-    if (row.status !== input.status) {
-      changes.status = input.status;
-      if (input.status === 'read' && !row.read_at) changes.read_at = ctx.now;
-      if (input.status === 'archived') changes.archived_at = ctx.now;
-      changes.updated_at = ctx.now;
-      await ctx.db.updateTable('notifications').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
-    }
-    const notification = toNotification({ ...row, ...changes });
-    ctx.audit({ targetType: 'notification', targetId: row.id, changedFields: Object.keys(changes).filter((k) => k !== 'updated_at') });
+    // Reading stamps read_at once; archiving stamps archived_at: both are named among the changed fields.
+    const proposed =
+      row.status === input.status
+        ? {}
+        : {
+            status: input.status,
+            read_at: input.status === 'read' ? (row.read_at ?? ctx.now) : undefined,
+            archived_at: input.status === 'archived' ? ctx.now : undefined,
+          };
+    const { changes, changed } = diffFields(row, proposed, ['status', 'read_at', 'archived_at']);
+    ctx.audit({ targetType: 'notification', targetId: row.id, changedFields: changed });
+    if (changed.length === 0) return { body: { notification: toNotification(row) } };
+    const set = { ...changes, updated_at: ctx.now };
+    await ctx.db.updateTable('notifications').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const notification = toNotification({ ...row, ...set });
     ctx.emit({ name: 'notification.updated', targetType: 'notification', targetId: row.id, data: notification });
     return { body: { notification } };
   },

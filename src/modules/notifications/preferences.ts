@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -122,10 +123,12 @@ export const patchPreference = defineOperation({
   handler: async (ctx, input) => {
     const row = await findRow(ctx.db, 'notification_preferences', ctx.workspaceId, input.preference_id);
     if (!row) throw notFound('notification preference');
-    const enabled = input.enabled ? 1 : 0;
-    await ctx.db.updateTable('notification_preferences').set({ enabled, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
-    const preference = toPreference({ ...row, enabled, updated_at: ctx.now });
-    ctx.audit({ targetType: 'notification_preference', targetId: row.id, changedFields: row.enabled === enabled ? [] : ['enabled'] });
+    const { changes, changed } = diffFields(row, { enabled: input.enabled ? 1 : 0 }, ['enabled']);
+    ctx.audit({ targetType: 'notification_preference', targetId: row.id, changedFields: changed });
+    if (changed.length === 0) return { body: { preference: toPreference(row) } };
+    const set = { ...changes, updated_at: ctx.now };
+    await ctx.db.updateTable('notification_preferences').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    const preference = toPreference({ ...row, ...set });
     ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
     return { body: { preference } };
   },

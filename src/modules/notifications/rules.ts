@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -127,11 +128,13 @@ export const createRule = defineOperation({
     };
     await ctx.db.insertInto('notification_rules').values(row).execute();
     const rule = toRule(row);
-    ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'notification_rule.created', targetType: 'notification_rule', targetId: row.id, data: rule });
     return { body: { rule }, createdId: row.id };
   },
 });
+
+const RULE_FIELDS = ['name', 'event_type', 'conditions', 'recipient_ids', 'recipient_field', 'channels', 'title', 'body', 'status'];
 
 export const updateRule = defineOperation({
   name: 'update_notification_rule',
@@ -157,29 +160,37 @@ export const updateRule = defineOperation({
   rest: { method: 'PATCH', path: '/v1/notifications/rules/{rule_id}' },
   responseKey: 'rule',
   handler: async (ctx, input) => {
+    requireSomeField(input, RULE_FIELDS);
     const row = await findRow(ctx.db, 'notification_rules', ctx.workspaceId, input.rule_id);
     if (!row) throw notFound('notification rule');
-    const changes: Partial<NotificationRulesTable> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.event_type !== undefined) {
-      await checkEventType(ctx, input.event_type);
-      changes.event_type = input.event_type;
-    }
-    if (input.conditions !== undefined) changes.conditions = JSON.stringify(input.conditions);
-    if (input.recipient_ids !== undefined) changes.recipient_ids = JSON.stringify(input.recipient_ids);
-    if (input.recipient_field !== undefined) changes.recipient_field = input.recipient_field;
-    if (input.channels !== undefined) changes.channels = JSON.stringify(input.channels);
-    if (input.title !== undefined) changes.title_template = input.title;
-    if (input.body !== undefined) changes.body_template = input.body;
-    if (input.status !== undefined) changes.status = input.status;
-    const changed = Object.keys(changes);
-    if (changed.length === 0) throw validationFailed([{ field: '(body)', message: 'send at least one field to change' }]);
-    const next = { ...row, ...changes, updated_at: ctx.now };
+    if (input.event_type !== undefined) await checkEventType(ctx, input.event_type);
+    const proposed = {
+      ...input,
+      conditions: input.conditions && JSON.stringify(input.conditions),
+      recipient_ids: input.recipient_ids && JSON.stringify(input.recipient_ids),
+      channels: input.channels && JSON.stringify(input.channels),
+      title_template: input.title,
+      body_template: input.body,
+    };
+    const { changes, changed } = diffFields(row, proposed, [
+      'name',
+      'event_type',
+      'conditions',
+      'recipient_ids',
+      'recipient_field',
+      'channels',
+      'title_template',
+      'body_template',
+      'status',
+    ]);
+    const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     checkRecipients(JSON.parse(next.recipient_ids), next.recipient_field);
-    await ctx.db.updateTable('notification_rules').set({ ...changes, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    if (changed.length) {
+      await ctx.db.updateTable('notification_rules').set({ ...changes, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    }
     const rule = toRule(next);
     ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: changed });
-    ctx.emit({ name: 'notification_rule.updated', targetType: 'notification_rule', targetId: row.id, data: rule });
+    if (changed.length) ctx.emit({ name: 'notification_rule.updated', targetType: 'notification_rule', targetId: row.id, data: rule });
     return { body: { rule } };
   },
 });

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { findProduct, listProducts, toProduct } from './product-store.ts';
 import type { ProductsTable } from './product-tables.ts';
 import { ProductSchema } from './product-schemas.ts';
@@ -128,9 +129,7 @@ export const updateProduct = defineOperation({
   rest: { method: 'PATCH', path: '/v1/products/{product_id}' },
   responseKey: 'product',
   handler: async (ctx, input) => {
-    if (!UPDATABLE.some((field) => input[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
-    }
+    requireSomeField(input, UPDATABLE);
     const row = await findProduct(ctx.db, ctx.workspaceId, input.product_id);
     if (!row) throw notFound('product');
     const { changes, changed } = diffFields(row, input, UPDATABLE);

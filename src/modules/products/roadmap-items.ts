@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from '../projects/changes.ts';
 import { priority } from '../projects/task-schema.ts';
 import { findRoadmapItem, listRoadmapItems, toRoadmapItem } from './product-store.ts';
 import type { ProductRoadmapItemsTable } from './product-tables.ts';
@@ -210,9 +211,7 @@ export const updateRoadmapItem = defineOperation({
   rest: { method: 'PATCH', path: '/v1/products/roadmap-items/{roadmap_item_id}' },
   responseKey: 'product_roadmap_item',
   handler: async (ctx, input) => {
-    if (!UPDATABLE.some((field) => input[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
-    }
+    requireSomeField(input, UPDATABLE);
     const row = await findRoadmapItem(ctx.db, ctx.workspaceId, input.roadmap_item_id);
     if (!row) throw notFound('product roadmap item');
     const merged: Links = {

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from './changes.ts';
 import { findBoard, listBoards, toBoard } from './project-store.ts';
 import type { ProjectBoardsTable } from './project-tables.ts';
 import { ProjectBoardSchema } from './project-schemas.ts';
@@ -105,9 +106,7 @@ export const updateBoard = defineOperation({
   rest: { method: 'PATCH', path: '/v1/projects/boards/{board_id}' },
   responseKey: 'project_board',
   handler: async (ctx, input) => {
-    if (input.name === undefined && input.description === undefined) {
-      throw validationFailed([{ field: '(body)', message: 'send name and/or description' }]);
-    }
+    requireSomeField(input, ['name', 'description']);
     const row = await findBoard(ctx.db, ctx.workspaceId, input.board_id);
     if (!row) throw notFound('project board');
     const { changes, changed } = diffFields(row, input, UPDATABLE);

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from './changes.ts';
 import { moveColumn, openColumnSlot } from './placement.ts';
 import { findBoard, findColumn, listColumns, toColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable } from './project-tables.ts';
@@ -139,13 +140,7 @@ export const updateColumn = defineOperation({
   rest: { method: 'PATCH', path: '/v1/projects/board-columns/{column_id}' },
   responseKey: 'project_board_column',
   handler: async (ctx, input) => {
-    if (
-      ![...UPDATABLE, 'position'].some((field) => (input as Record<string, unknown>)[field] !== undefined)
-    ) {
-      throw validationFailed([
-        { field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}, position` },
-      ]);
-    }
+    requireSomeField(input, [...UPDATABLE, 'position']);
     const found = await findColumn(ctx.db, ctx.workspaceId, input.column_id);
     if (!found) throw notFound('project board column');
     const { changes, changed } = diffFields(found, input, UPDATABLE);

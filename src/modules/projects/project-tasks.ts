@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { inputFields } from './changes.ts';
 import { openTaskSlot, readColumns } from './placement.ts';
 import { findBoard, findColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';

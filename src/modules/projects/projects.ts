@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, inputFields, Nullable } from './changes.ts';
 import { findProject, listProjects, toProject } from './project-store.ts';
 import type { ProjectsTable } from './project-tables.ts';
 import { ProjectSchema } from './project-schemas.ts';
@@ -165,9 +166,7 @@ export const updateProject = defineOperation({
 });
 
 async function changeProject(ctx: OperationContext, input: Record<string, unknown> & { project_id: string }) {
-  if (!UPDATABLE.some((field) => input[field] !== undefined)) {
-    throw validationFailed([{ field: '(body)', message: `send at least one of ${UPDATABLE.join(', ')}` }]);
-  }
+  requireSomeField(input, UPDATABLE);
   const row = await findProject(ctx.db, ctx.workspaceId, input.project_id);
   if (!row) throw notFound('project');
   const { changes, changed } = diffFields(row, input, UPDATABLE);

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { diffFields, Nullable } from './changes.ts';
 import { closeTaskSlot, lockProject, openTaskSlot, readColumns, readTask, reorderTask } from './placement.ts';
 import type { ProjectTasksTable } from './project-tables.ts';
 import { resolveColumn } from './project-tasks.ts';
@@ -109,9 +110,7 @@ export const updateProjectTask = defineOperation({
   responseKey: 'project_task',
   handler: async (ctx, rawInput) => {
     const input = rawInput as UpdateInput;
-    if (![...FIELDS, 'labels', ...PLACEMENT].some((field) => input[field] !== undefined)) {
-      throw validationFailed([{ field: '(body)', message: 'send at least one field to change' }]);
-    }
+    requireSomeField(input, [...FIELDS, 'labels', ...PLACEMENT]);
     const found = await readTask(ctx, input.project_task_id);
     if (!found) throw notFound('project task');
     // A move locks the project before reading positions (placement.ts); the task is read again after it.
@@ -119,12 +118,8 @@ export const updateProjectTask = defineOperation({
     if (placing) await lockProject(ctx, found.project_id);
     const task = placing ? (await readTask(ctx, found.id))! : found;
     const dueAt = typeof input.due_at === 'string' ? new Date(input.due_at).toISOString() : input.due_at;
-    const { changes, changed } = diffFields(task, { ...input, due_at: dueAt }, FIELDS);
-    const labels = input.labels && JSON.stringify(input.labels);
-    if (labels !== undefined && labels !== task.labels) {
-      changes.labels = labels;
-      changed.push('labels');
-    }
+    const proposed = { ...input, due_at: dueAt, labels: input.labels && JSON.stringify(input.labels) };
+    const { changes, changed } = diffFields(task, proposed, [...FIELDS, 'labels']);
     const target = await targetColumnId(ctx, task, input);
     const moved =
       target === undefined

@@ -1,6 +1,7 @@
 // A ticket's conversation with its requester (messages) and the team's internal notes (comments).
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -116,7 +117,7 @@ export const addSupportTicketMessage = defineOperation({
       .execute();
     const message = toMessage(row);
     const updated = emitTicketChange(ctx, { ...ticket, ...changes, updated_at: ctx.now }, ticket.status, false);
-    ctx.audit({ targetType: 'support_ticket_message', targetId: message.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'support_ticket_message', targetId: message.id, changedFields: inputFields(input) });
     ctx.audit({ targetType: 'support_ticket', targetId: ticket.id, action: 'update', changedFields: Object.keys(changes) });
     ctx.emit({
       name: 'ticket.message_added',
@@ -192,7 +193,7 @@ export const addSupportTicketComment = defineOperation({
     };
     await ctx.db.insertInto('support_ticket_comments').values(row).execute();
     const comment = toComment(row);
-    ctx.audit({ targetType: 'support_ticket_comment', targetId: comment.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'support_ticket_comment', targetId: comment.id, changedFields: inputFields(input) });
     ctx.emit({
       name: 'ticket.comment_added',
       targetType: 'support_ticket',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../core/db-errors.ts';
+import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -80,7 +81,7 @@ export const createSupportQueue = defineOperation({
         throw error;
       });
     const queue = toQueue(row);
-    ctx.audit({ targetType: 'support_queue', targetId: queue.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'support_queue', targetId: queue.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'support_queue.created', targetType: 'support_queue', targetId: queue.id, data: queue });
     return { body: { queue }, createdId: queue.id };
   },

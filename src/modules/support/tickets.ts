@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -125,7 +126,7 @@ export const createSupportTicket = defineOperation({
     };
     await ctx.db.insertInto('support_tickets').values(row).execute();
     const ticket = toTicket(row, ctx);
-    ctx.audit({ targetType: 'support_ticket', targetId: ticket.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'support_ticket', targetId: ticket.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'ticket.created', targetType: 'support_ticket', targetId: ticket.id, data: ticket });
     return { body: { ticket }, createdId: ticket.id };
   },
@@ -187,7 +188,7 @@ export function emitTicketChange(ctx: OperationContext, row: SupportTicketsTable
   return ticket;
 }
 
-const UPDATABLE = ['subject', 'description', 'status', 'priority', 'assignee_id', 'queue_id', 'tags', 'custom_fields'];
+const UPDATABLE = ['subject', 'description', 'status', 'priority', 'assignee_id', 'queue_id', 'tags', 'custom_fields'] as const;
 
 export const updateSupportTicket = defineOperation({
   name: 'update_support_ticket',
@@ -214,25 +215,19 @@ export const updateSupportTicket = defineOperation({
   rest: { method: 'PATCH', path: '/v1/support/tickets/{ticket_id}' },
   responseKey: 'ticket',
   handler: async (ctx, input) => {
-    if (!UPDATABLE.some((field) => field in input)) {
-      throw validationFailed([{ field: '(body)', message: `send at least one of: ${UPDATABLE.join(', ')}` }]);
-    }
+    requireSomeField(input, UPDATABLE);
     const row = await findTicket(ctx.db, ctx.workspaceId, input.ticket_id);
     if (!row) throw notFound('support ticket');
-    const changes: Partial<SupportTicketsTable> = {};
-    if (input.queue_id !== undefined && input.queue_id !== row.queue_id) changes.queue_id = (await activeQueue(ctx, input.queue_id)).id;
-    if (input.subject !== undefined) changes.subject = input.subject;
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.priority !== undefined) changes.priority = input.priority;
-    if (input.assignee_id !== undefined) changes.assignee_id = input.assignee_id;
-    if (input.tags !== undefined) changes.tags = JSON.stringify(unique(input.tags));
-    if (input.custom_fields !== undefined) {
-      const merged: Record<string, unknown> = { ...JSON.parse(row.custom_fields), ...input.custom_fields };
-      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
-      changes.custom_fields = JSON.stringify(merged);
-    }
-    if (input.status !== undefined && input.status !== row.status) Object.assign(changes, statusChanges(row, input.status, ctx.now));
-    const changed = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== row[k as keyof typeof row]);
+    const moved = input.queue_id !== undefined && input.queue_id !== row.queue_id;
+    const proposed = {
+      ...input,
+      queue_id: moved ? (await activeQueue(ctx, input.queue_id!)).id : undefined,
+      tags: input.tags && JSON.stringify(unique(input.tags)),
+      custom_fields: mergedJson(row.custom_fields, input.custom_fields),
+      ...(input.status !== undefined && input.status !== row.status ? statusChanges(row, input.status, ctx.now) : {}),
+    };
+    // Solving and closing stamp their times: they are named among the changed fields too.
+    const { changes, changed } = diffFields(row, proposed, [...UPDATABLE, 'resolved_at', 'closed_at']);
     const next = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
     if (changed.length) {
       await ctx.db

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
@@ -65,7 +66,7 @@ export const createTask = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     });
-    ctx.audit({ targetType: 'task', targetId: task.id, changedFields: Object.keys(input) });
+    ctx.audit({ targetType: 'task', targetId: task.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'task.created', targetType: 'task', targetId: task.id, data: task });
     return { body: { task }, createdId: task.id };
   },
@@ -107,20 +108,13 @@ async function changeTask(
 ) {
   const row = await findTask(ctx.db, ctx.workspaceId, id);
   if (!row) throw notFound('task');
-  const changes: Parameters<typeof updateTaskRow>[3] = { updated_at: ctx.now };
-  const changedFields: string[] = [];
-  if (change.status !== undefined && change.status !== row.status) {
-    changes.status = change.status;
-    changes.completed_at = change.status === 'completed' ? ctx.now : null;
-    changedFields.push('status');
-  }
-  if (change.completed_note !== undefined && change.completed_note !== row.completed_note) {
-    changes.completed_note = change.completed_note;
-    changedFields.push('completed_note');
-  }
-  await updateTaskRow(ctx.db, ctx.workspaceId, id, changes);
-  const task = toTask({ ...row, ...changes });
-  ctx.audit({ targetType: 'task', targetId: id, changedFields });
+  const { changes, changed } = diffFields(row, change, ['status', 'completed_note']);
+  ctx.audit({ targetType: 'task', targetId: id, changedFields: changed });
+  if (changed.length === 0) return toTask(row);
+  const set = { ...changes, updated_at: ctx.now };
+  if (changes.status) set.completed_at = changes.status === 'completed' ? ctx.now : null;
+  await updateTaskRow(ctx.db, ctx.workspaceId, id, set);
+  const task = toTask({ ...row, ...set });
   const event = changes.status ? EVENT_FOR_STATUS[changes.status] : 'task.updated';
   ctx.emit({ name: event, targetType: 'task', targetId: id, data: task });
   return task;
@@ -144,9 +138,7 @@ export const updateTask = defineOperation({
   rest: { method: 'PATCH', path: '/v1/tasks/{task_id}' },
   responseKey: 'task',
   handler: async (ctx, input) => {
-    if (input.status === undefined && input.completed_note === undefined) {
-      throw validationFailed([{ field: 'status', message: 'send status and/or completed_note' }]);
-    }
+    requireSomeField(input, ['status', 'completed_note']);
     return { body: { task: await changeTask(ctx, input.task_id, input) } };
   },
 });
