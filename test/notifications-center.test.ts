@@ -136,12 +136,14 @@ describe('rules', () => {
 
     const carol = (await call('POST', '/v1/tasks', { title: 'Not hers', assignee_id: 'carol' })).body.task;
     await call('PATCH', `/v1/tasks/${carol.id}`, { status: 'completed' });
+    await h.relay();
     expect(await h.db.selectFrom('notifications').selectAll().where('source_id', '=', carol.id).execute()).toEqual([]);
 
     const disabled = await call('PATCH', `/v1/notifications/rules/${rule.body.rule.id}`, { status: 'disabled' });
     expect(disabled.body.rule.status).toBe('disabled');
     const later = (await call('POST', '/v1/tasks', { title: 'Later', assignee_id: 'bob' })).body.task;
     await call('PATCH', `/v1/tasks/${later.id}`, { status: 'completed' });
+    await h.relay();
     expect(await h.db.selectFrom('notifications').selectAll().where('source_id', '=', later.id).execute()).toEqual([]);
 
     expect((await call('GET', '/v1/notifications/rules?event_type=task.completed')).body.rules).toHaveLength(1);
@@ -162,6 +164,7 @@ describe('rule templates', () => {
     });
     expect(rule.status).toBe(201);
     const lead = (await call('POST', '/v1/leads', { name: 'Probe', custom_fields: { tier: 'gold' } })).body.lead;
+    await h.relay();
     const made = await h.db.selectFrom('notifications').selectAll().where('workspace_id', '=', ws.id).where('source_id', '=', lead.id).execute();
     expect(made).toHaveLength(1);
     expect(made[0]).toMatchObject({ recipient_id: 'probe-reader', title: 'T[][][][][][Probe]', body: '|gold|{"tier":"gold"}' });
