@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { Workspace } from './auth.ts';
+import type { OperationDefinition, OperationResult } from './define-operation.ts';
 import { fail } from './errors.ts';
 import { countRecords, type RecordType } from './record-types.ts';
 
@@ -14,21 +15,31 @@ export function hasBillingLimits(workspace: Workspace): boolean {
 }
 
 /**
- * Stage "billing": 402 billing_paused when prepaid credit is used up or the month's cap is reached; 403
- * billing_limit_exceeded when a create would pass the workspace's entitlement for that record type.
+ * Stage "billing": 402 billing_paused when prepaid credit is used up or does not cover the operation's
+ * declared units, or the month's cap is reached or would be passed by them; 403 billing_limit_exceeded
+ * when a create would pass the workspace's entitlement for that record type. Units a handler reports for
+ * its work beyond the declared ones are known only afterwards: that call still commits, and the next is
+ * paused.
  */
 export async function checkBilling(
   db: Kysely<DB>,
   workspace: Workspace,
   now: Date,
   creates: RecordType | undefined,
+  units = 1,
 ): Promise<void> {
-  if (workspace.creditUnits !== null && workspace.creditUnits <= 0) {
-    throw fail('billing_paused', { message: 'Prepaid credit is exhausted; the operator must add credit.' });
+  const credit = workspace.creditUnits;
+  if (credit !== null && (credit <= 0 || credit < units)) {
+    throw fail('billing_paused', {
+      message:
+        credit <= 0
+          ? 'Prepaid credit is exhausted; the operator must add credit.'
+          : `Prepaid credit (${credit} units) does not cover this operation (${units} units); the operator must add credit.`,
+    });
   }
   if (workspace.monthlyCapUnits !== null) {
     const used = await monthUnits(db, workspace.id, billingPeriod(now));
-    if (used >= workspace.monthlyCapUnits) {
+    if (used >= workspace.monthlyCapUnits || used + units > workspace.monthlyCapUnits) {
       throw fail('billing_paused', { message: "This month's usage cap is reached; the operator must raise it." });
     }
   }
@@ -71,6 +82,18 @@ export async function monthUnits(db: Kysely<DB>, workspaceId: string, period: st
     .where('period', '=', period)
     .executeTakeFirst();
   return row ? Number(row.billed_units) : 0;
+}
+
+/**
+ * The units a successful call consumes: what its handler reported for the work done, else what the
+ * operation declares. A handler reporting anything but a whole number ≥ 0 is a bug (500), never billed.
+ */
+export function callUnits(op: Pick<OperationDefinition, 'name' | 'units'>, result: Pick<OperationResult, 'units'>): number {
+  const units = result.units ?? op.units;
+  if (!Number.isSafeInteger(units) || units < 0) {
+    throw new Error(`${op.name} reported ${units} usage units; units are whole numbers ≥ 0`);
+  }
+  return units;
 }
 
 /** Consumes a successful call's units, in the call's transaction. Only workspaces with limits keep counters. */

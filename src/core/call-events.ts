@@ -26,11 +26,14 @@ const insertCallEvents = reusableInsert<CallEventsTable>('call_events', [
 
 const KINDS = { rest: 'api_request', mcp: 'mcp_tool_call', worker: 'worker_call' } as const;
 
-/** The call event of a pipeline call: billed unless it failed; a worker call names the run that caused it. */
+/**
+ * The call event of a pipeline call: its units (the operation's, or what its handler reported for the
+ * work), billed unless it failed; a worker call names the run that caused it.
+ */
 export function callEventRow(
   call: Pick<Call, 'surface' | 'requestId' | 'route' | 'method' | 'onBehalfOf'>,
   principal: Principal,
-  outcome: { occurredAt: string; status: number; error?: string; started: number },
+  outcome: { occurredAt: string; status: number; error?: string; started: number; units: number },
 ): CallEventsTable {
   return {
     workspace_id: principal.workspace.id,
@@ -45,8 +48,8 @@ export function callEventRow(
     http_status: outcome.status,
     error_code: outcome.error ?? null,
     duration_ms: Math.round(performance.now() - outcome.started),
-    units: 1,
-    billed_units: outcome.error ? 0 : 1,
+    units: outcome.units,
+    billed_units: outcome.error ? 0 : outcome.units,
     caused_by: call.onBehalfOf?.causedBy ?? null,
   };
 }

@@ -24,6 +24,11 @@ export interface OperationResult {
    * the root database, and its result replaces body. It must record its own failures, never throw.
    */
   afterCommit?: (db: Kysely<DB>) => Promise<Record<string, unknown>>;
+  /**
+   * Usage units of this call when they depend on the work done (a whole number, e.g. rows scanned per
+   * thousand rounded up, documents embedded); absent: the operation's declared `units`.
+   */
+  units?: number;
 }
 
 export interface OperationSpec<P extends TProperties> {
@@ -65,6 +70,12 @@ export interface OperationSpec<P extends TProperties> {
    * every other call shares. A function decides per call (a text search is heavy, a plain page is not).
    */
   heavy?: boolean | ((input: Static<TObject<P>>) => boolean);
+  /**
+   * Usage units a successful call consumes (a whole number, default 1): billed, recorded on its call event,
+   * and what the billing stage requires to be left. Work-dependent costs are reported by the handler
+   * (OperationResult.units) and replace this for that call.
+   */
+  units?: number;
   /** For creates: the record type created, which scopes idempotency keys, replays and entitlements. */
   creates?: string;
   /**
@@ -100,6 +111,7 @@ export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'h
   /** Whether this call's handler runs its queries on the heavy-read connections. */
   heavy: (input: Record<string, unknown>) => boolean;
   scopeMode: 'all' | 'any';
+  units: number;
   mcp: boolean;
   dryRun: boolean;
   handler: (ctx: OperationContext, input: any) => Promise<OperationResult>;
@@ -122,6 +134,8 @@ const dryRun = Type.Boolean({ default: false, description: 'Preview the change w
 export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
   if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
   if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
+  const units = spec.units ?? 1;
+  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`${spec.name}: units must be a whole number ≥ 0`);
   const heavy = spec.heavy;
   const withWriteFields = (schema: TObject): TObject => {
     const properties: TProperties = { ...schema.properties };
@@ -144,6 +158,7 @@ export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): 
     scopeMode: spec.scopeMode ?? 'all',
     mcp: spec.mcp ?? true,
     dryRun: spec.dryRun ?? false,
+    units,
     heavy: typeof heavy === 'function' ? (heavy as OperationDefinition['heavy']) : () => heavy === true,
     handler: spec.handler as OperationDefinition['handler'],
     validators: () => {

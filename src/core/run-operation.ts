@@ -16,7 +16,7 @@ import type { Registry } from '../registry.ts';
 import { auditRow, insertAuditEvents } from './audit.ts';
 import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
-import { checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
+import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
 import type { Clock } from './clock.ts';
 import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
@@ -43,10 +43,10 @@ export interface PipelineDeps {
   registry: Registry;
   logger: Logger;
   usage: UsageRecorder;
-  /** Hands committed outbox events to the consumers; nudged after every write that stored some. */
-  relay: OutboxRelay;
   /** The job queue of this node: jobs are enqueued through a call's transaction (ctx.enqueue, ctx.startRun). */
   jobs: QueueBackend;
+  /** Hands committed outbox events to the consumers; nudged after every write that stored some. */
+  relay: OutboxRelay;
 }
 
 /** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
@@ -145,7 +145,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     // 7. billing
     const now = deps.clock.now();
     const creates = op.creates ? deps.registry.recordTypes.get(op.creates) : undefined;
-    await checkBilling(db, workspace, now, creates);
+    await checkBilling(db, workspace, now, creates, op.units);
 
     // 8. validate
     if (call.input === MALFORMED_JSON) {
@@ -181,8 +181,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     const idempotencyKey = keyScope ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
 
-    const callEvent = (status: number): CallEventsTable =>
-      callEventRow(call, principal!, { occurredAt: nowIso, status, started });
+    const callEvent = (status: number, units: number): CallEventsTable =>
+      callEventRow(call, principal!, { occurredAt: nowIso, status, started, units });
     // What ctx.startRun records with a run: the call that started it.
     const runFields = {
       workspaceId: workspace.id,
@@ -281,15 +281,16 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       await insertAuditEvents(trx, auditRows);
       // Consumers (webhooks, notification rules) get the events from the relay after the commit.
       await insertOutboxEvents(trx, outboxRows);
-      await consumeUnits(trx, workspace, 1, now);
-      await insertCallEvent(trx, callEvent(status));
+      const units = callUnits(op, result);
+      await consumeUnits(trx, workspace, units, now);
+      await insertCallEvent(trx, callEvent(status, units));
       return { result, status };
     };
 
-    const recordBilledCall = (status: number) =>
+    const recordBilledCall = (status: number, units: number) =>
       deps.database.transaction(async (trx) => {
-        await consumeUnits(trx, workspace, 1, now);
-        await insertCallEvent(trx, callEvent(status));
+        await consumeUnits(trx, workspace, units, now);
+        await insertCallEvent(trx, callEvent(status, units));
       });
 
     let executed: { result: OperationResult; status: number };
@@ -300,8 +301,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         // with billing limits, its units and call event commit after it.
         const result = await op.handler(context(db), input);
         const status = result.status ?? 200;
-        if (hasBillingLimits(workspace)) await recordBilledCall(status);
-        else deps.usage.record(callEvent(status));
+        const units = callUnits(op, result);
+        if (hasBillingLimits(workspace)) await recordBilledCall(status, units);
+        else deps.usage.record(callEvent(status, units));
         executed = { result, status };
       } else {
         executed = await deps.database.transaction(execute);
@@ -310,7 +312,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     } catch (thrown) {
       if (!(thrown instanceof DryRunRollback)) throw thrown;
       // The preview's writes were rolled back; its usage event is still recorded.
-      await recordBilledCall(200);
+      await recordBilledCall(200, callUnits(op, thrown.result));
       executed = {
         result: { ...thrown.result, body: { ...thrown.result.body, dry_run: true } },
         status: 200,
@@ -339,21 +341,22 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     if (error.code === 'internal_error') {
       deps.logger.error({ err: thrown, request_id: call.requestId, route: call.route }, 'operation failed');
     }
-    if (principal) recordFailedCall(deps, call, principal, error, started);
+    if (principal) recordFailedCall(deps, call, principal, error, started, call.operation?.units ?? 1);
     return { ok: false, error, headers };
   }
 }
 
-/** The call event of a failed call: unbilled, queued. */
+/** The call event of a failed call: the operation's declared units, unbilled, queued. */
 function recordFailedCall(
   deps: PipelineDeps,
   call: Call,
   principal: Principal,
   error: ServiceError,
   started: number,
+  units: number,
 ): void {
   const occurredAt = deps.clock.now().toISOString();
   deps.usage.record(
-    callEventRow(call, principal, { occurredAt, status: error.status, error: error.code, started }),
+    callEventRow(call, principal, { occurredAt, status: error.status, error: error.code, started, units }),
   );
 }
