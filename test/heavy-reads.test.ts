@@ -27,6 +27,10 @@ const heavyOperations = [
     input: Strict({}),
     rest: { method: 'GET', path: '/v1/heavy/contacts' },
     responseKey: 'contacts',
+    response: Type.Object({
+      contacts: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+      request_id: Type.String(),
+    }),
     handler: async (ctx) => {
       const contacts = await ctx.db
         .selectFrom('contacts')
@@ -43,6 +47,7 @@ const heavyOperations = [
     input: Strict({ count: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) }),
     rest: { method: 'GET', path: '/v1/heavy/count' },
     responseKey: 'count',
+    response: Type.Object({ count: Type.Integer(), request_id: Type.String() }),
     // A query that only burns time: both databases count row by row.
     handler: async (ctx, input) => {
       const { rows } = await sql<{ n: number }>`
@@ -57,6 +62,7 @@ const heavyOperations = [
     input: Strict({}),
     rest: { method: 'GET', path: '/v1/heavy/write' },
     responseKey: 'contact',
+    response: Type.Object({ contact: Type.Null(), request_id: Type.String() }),
     handler: async (ctx) => {
       await ctx.db
         .insertInto('contacts')
@@ -80,8 +86,6 @@ const heavyOperations = [
 
 const registry = () =>
   buildRegistry([{ ...crmModule, operations: [...crmModule.operations, ...heavyOperations] }]);
-// The test-only operations declare no response schemas: their bodies are checked here, not by the pipeline.
-const env = { WOS_VALIDATE_RESPONSES: 'off' };
 
 describe('heavy reads', () => {
   let h: Harness;
@@ -89,7 +93,7 @@ describe('heavy reads', () => {
   let b: TestWorkspace;
 
   beforeAll(async () => {
-    h = await Harness.start({ registry: registry(), env });
+    h = await Harness.start({ registry: registry() });
     a = await h.workspace('Heavy A');
     b = await h.workspace('Heavy B');
   });
@@ -155,7 +159,7 @@ describe('heavy reads over their time limit', () => {
   beforeAll(async () => {
     h = await Harness.start({
       registry: registry(),
-      env: { ...env, WOS_HEAVY_READ_TIMEOUT_MS: '1000', WOS_HEAVY_READ_POOL_SIZE: '1' },
+      env: { WOS_HEAVY_READ_TIMEOUT_MS: '1000', WOS_HEAVY_READ_POOL_SIZE: '1' },
     });
     a = await h.workspace('Runaway');
   });
