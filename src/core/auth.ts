@@ -46,8 +46,19 @@ export function toWorkspace(row: WorkspacesTable): Workspace {
   };
 }
 
-export function isModuleEnabled(workspace: Workspace, module: string): boolean {
+export function isModuleEnabled(workspace: Pick<Workspace, 'modules'>, module: string): boolean {
   return workspace.modules[module] !== false;
+}
+
+// Work outside a call (a relay consumer) reads the workspace's modules now: compiled once per executor.
+const workspaceModules = reusableQuery((db) =>
+  db.selectFrom('workspaces').select('modules').where('id', '=', ''),
+);
+
+/** The same check for work outside a call: false for a workspace that no longer exists. */
+export async function isModuleEnabledIn(db: Kysely<DB>, workspaceId: string, module: string): Promise<boolean> {
+  const [row] = await workspaceModules(db, [workspaceId]);
+  return row !== undefined && isModuleEnabled({ modules: JSON.parse(row.modules) }, module);
 }
 
 const principalColumns = [

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { diffFields, inputFields, mergedJson, mergeFields, recordedFields, requireSomeField } from './changes.ts';
+import {
+  diffFields,
+  inputFields,
+  mergedJson,
+  mergeFields,
+  recordedFields,
+  requireSomeField,
+  withoutNulls,
+} from './changes.ts';
 import { ServiceError } from './errors.ts';
 
 describe('changed fields', () => {
@@ -44,6 +52,11 @@ describe('merged maps', () => {
       c: true,
       d: 'new',
     });
+  });
+
+  it('of a new record drop null values', () => {
+    expect(withoutNulls({ a: null, b: 0, c: false, d: '' })).toEqual({ b: 0, c: false, d: '' });
+    expect(withoutNulls(undefined)).toEqual({});
   });
 
   it('give the stored text back when a patch changes nothing', () => {

@@ -59,6 +59,11 @@ export function mergeFields<V>(current: Record<string, V>, patch: Record<string,
   return merged;
 }
 
+/** A new record's map: a null value carries nothing and is dropped (as a patch's null removes its key). */
+export function withoutNulls<V>(map: Record<string, V | null> | undefined): Record<string, V> {
+  return mergeFields({}, map ?? {});
+}
+
 /**
  * A JSON object column after a patch merged key by key (null removes a key), as stored text; undefined when
  * no patch was sent. A patch that changes nothing gives the stored text back, so diffFields sees no change.

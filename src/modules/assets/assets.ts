@@ -7,6 +7,7 @@ import { fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
 import { assetBytesInUse, findAsset, findAssetForUpdate, searchAssets, toAsset } from './asset-store.ts';
@@ -34,9 +35,8 @@ export const assetRecord = defineRecordType({
 
 const DOWNLOAD_URL_SECONDS = 15 * 60;
 
-const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
-const assetType = oneOf(['image', 'video', 'audio', 'document', 'other'] as const);
-const relatedType = oneOf([
+const assetType = Enum(['image', 'video', 'audio', 'document', 'other'] as const);
+const relatedType = Enum([
   'contact',
   'company',
   'deal',
@@ -196,7 +196,7 @@ export const searchAssetsOperation = defineOperation({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     asset_type: Type.Optional(assetType),
     mime_type: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    status: Type.Optional(oneOf(['pending', 'ready'] as const)),
+    status: Type.Optional(Enum(['pending', 'ready'] as const)),
     related_resource_type: Type.Optional(relatedType),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
     ...pageInput,

@@ -15,17 +15,10 @@ import {
 import { MapOf } from '../../core/schema.ts';
 import { FIELD_TYPES } from './entry-fields.ts';
 
-/** A string enum as a union of literals, typed as the union of its values. */
-export const oneOf = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(
-    values.map((value) => Type.Literal(value)),
-    description ? { description } : {},
-  );
-
-export const entryStatus = oneOf(['draft', 'review', 'published', 'archived'] as const);
-export const marketingChannel = oneOf(['email', 'social', 'ads', 'web', 'event', 'other'] as const);
-export const campaignStatus = oneOf(['planned', 'active', 'paused', 'completed'] as const);
-export const postStatus = oneOf(['draft', 'scheduled', 'published'] as const);
+export const entryStatus = Enum(['draft', 'review', 'published', 'archived'] as const);
+export const marketingChannel = Enum(['email', 'social', 'ads', 'web', 'event', 'other'] as const);
+export const campaignStatus = Enum(['planned', 'active', 'paused', 'completed'] as const);
+export const postStatus = Enum(['draft', 'scheduled', 'published'] as const);
 
 // The CMS and marketing resources as the API returns them, declared once: record types, responses, MCP
 // outputSchema, OpenAPI components and the module's event schemas.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../core/db-errors.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
@@ -74,14 +74,7 @@ export const createCollection = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db
-      .insertInto('cms_collections')
-      .values(row)
-      .execute()
-      .catch((error) => {
-        if (isUniqueViolation(error)) throw validationFailed([{ field: 'key', message: 'is already used in this site' }]);
-        throw error;
-      });
+    await uniquely(() => ctx.db.insertInto('cms_collections').values(row).execute(), 'key', 'is already used in this site');
     const collection = toCollection(row);
     ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'cms_collection.created', targetType: 'cms_collection', targetId: collection.id, data: collection });

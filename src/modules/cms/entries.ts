@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { isUniqueViolation } from '../../core/db-errors.ts';
-import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -11,7 +11,7 @@ import { MapOf, Strict } from '../../core/schema.ts';
 import { CmsEntrySchema, entryStatus } from './cms-schemas.ts';
 import { entryWithSlug, findCollection, findEntry, freeSlug, searchEntries, toEntry } from './cms-store.ts';
 import type { CmsCollectionsTable, CmsEntriesTable, EntryStatus } from './cms-tables.ts';
-import { type FieldDefinition, fieldErrors, referenceErrors, searchText, slugify, withoutNulls } from './entry-fields.ts';
+import { type FieldDefinition, fieldErrors, referenceErrors, searchText, slugify } from './entry-fields.ts';
 
 export const entryRecord = defineRecordType({
   type: 'cms_entry',
@@ -45,10 +45,7 @@ async function checkFields(ctx: OperationContext, collection: CmsCollectionsTabl
 }
 
 /** A concurrent write that took the slug first: the same answer as a sequential duplicate. */
-function slugTaken(error: unknown): never {
-  if (isUniqueViolation(error)) throw validationFailed([{ field: 'slug', message: 'is already used in this collection' }]);
-  throw error;
-}
+const SLUG_TAKEN = 'is already used in this collection';
 
 async function checkSlugFree(ctx: OperationContext, collectionId: string, value: string, self?: string) {
   const holder = await entryWithSlug(ctx.db, ctx.workspaceId, collectionId, value);
@@ -83,7 +80,7 @@ export const createEntry = defineOperation({
   handler: async (ctx, input) => {
     const collection = await findCollection(ctx.db, ctx.workspaceId, input.collection_id);
     if (!collection) throw notFound('CMS collection');
-    const fields = withoutNulls(input.fields ?? {});
+    const fields = withoutNulls(input.fields);
     const text = await checkFields(ctx, collection, fields);
     if (input.slug) await checkSlugFree(ctx, collection.id, input.slug);
     const status = input.status ?? 'draft';
@@ -101,7 +98,7 @@ export const createEntry = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('cms_entries').values(row).execute().catch(slugTaken);
+    await uniquely(() => ctx.db.insertInto('cms_entries').values(row).execute(), 'slug', SLUG_TAKEN);
     const entry = toEntry(row);
     ctx.audit({ targetType: 'cms_entry', targetId: entry.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'entry.created', targetType: 'cms_entry', targetId: entry.id, data: entry });
@@ -160,13 +157,14 @@ async function changeEntry(ctx: OperationContext, input: EntryChange) {
   }
   const next: CmsEntriesTable = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
   if (changed.length) {
-    await ctx.db
-      .updateTable('cms_entries')
-      .set({ ...changes, updated_at: ctx.now })
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('id', '=', row.id)
-      .execute()
-      .catch(slugTaken);
+    const write = () =>
+      ctx.db
+        .updateTable('cms_entries')
+        .set({ ...changes, updated_at: ctx.now })
+        .where('workspace_id', '=', ctx.workspaceId)
+        .where('id', '=', row.id)
+        .execute();
+    await uniquely(write, 'slug', SLUG_TAKEN);
   }
   const entry = toEntry(next);
   ctx.audit({ targetType: 'cms_entry', targetId: row.id, changedFields: changed });

@@ -111,10 +111,6 @@ export function fieldErrors(definitions: FieldDefinition[], fields: Record<strin
 }
 
 /** Null values mean "no value": they are dropped (on update, they remove the key). */
-export function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
-}
-
 function idsOfType(definitions: FieldDefinition[], fields: Record<string, unknown>, type: FieldType) {
   const found: { field: string; id: string }[] = [];
   for (const d of definitions.filter((x) => x.type === type && fields[x.key] !== undefined)) {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../core/db-errors.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
@@ -65,14 +65,7 @@ export const createCmsSite = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db
-      .insertInto('cms_sites')
-      .values(row)
-      .execute()
-      .catch((error) => {
-        if (isUniqueViolation(error)) throw validationFailed([{ field: 'domain', message: 'is already used by another site' }]);
-        throw error;
-      });
+    await uniquely(() => ctx.db.insertInto('cms_sites').values(row).execute(), 'domain', 'is already used by another site');
     const site = toSite(row);
     ctx.audit({ targetType: 'cms_site', targetId: site.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'cms_site.created', targetType: 'cms_site', targetId: site.id, data: site });

@@ -1,13 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { inputFields } from '../../core/changes.ts';
+import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { accountCodeTaken, listAccounts, toAccount } from './accounting-store.ts';
-import { customFieldsInput, newFields, oneOf, uniquely } from './crm-shared.ts';
+import { customFieldsInput } from './crm-shared.ts';
 import type { AccountingAccountsTable } from './crm-tables.ts';
 import { AccountingAccountSchema } from './crm-schemas.ts';
 
@@ -22,7 +24,7 @@ export const accountingAccountRecord = defineRecordType({
   toResource: toAccount,
 });
 
-const accountType = oneOf(['asset', 'liability', 'equity', 'revenue', 'expense'] as const);
+const accountType = Enum(['asset', 'liability', 'equity', 'revenue', 'expense'] as const);
 
 export const createAccountingAccount = defineOperation({
   name: 'create_accounting_account',
@@ -61,7 +63,7 @@ export const createAccountingAccount = defineOperation({
       name: input.name,
       type: input.type,
       description: input.description ?? null,
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       created_at: ctx.now,
       updated_at: ctx.now,
     };

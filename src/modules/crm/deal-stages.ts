@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { inputFields } from '../../core/changes.ts';
+import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { customFieldsInput, newFields, uniquely } from './crm-shared.ts';
+import { customFieldsInput } from './crm-shared.ts';
 import type { DealStagesTable } from './crm-tables.ts';
 import { BUILT_IN_KEYS, defaultPosition, findStageByKey, listStages, toStage } from './deal-store.ts';
 import { DealStageSchema } from './crm-schemas.ts';
@@ -78,7 +79,7 @@ export const createDealStage = defineOperation({
       kind,
       probability: input.probability ?? null,
       color: input.color ?? null,
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       created_at: ctx.now,
       updated_at: ctx.now,
     };

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   centsInput,
@@ -12,8 +13,6 @@ import {
   customFieldsInput,
   type Fields,
   idInput,
-  newFields,
-  oneOf,
 } from './crm-shared.ts';
 import type { DealsTable } from './crm-tables.ts';
 import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
@@ -93,7 +92,7 @@ export async function createDealRecord(
     currency: input.currency ?? 'USD',
     company_id: input.company_id ?? null,
     contact_id: input.contact_id ?? null,
-    custom_fields: JSON.stringify(newFields(input.custom_fields)),
+    custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
     notes: input.notes ?? null,
     closed_at: kind === 'open' ? null : ctx.now,
     created_at: ctx.now,
@@ -251,7 +250,7 @@ export const updateDealStage = defineOperation({
     'dry_run true (its usage event is recorded). Emits deal.stage_changed when applied and the stage changes.',
   input: Strict({
     deal_id: dealIdInput,
-    stage: oneOf(['new', 'qualified', 'proposal', 'won', 'lost'] as const, {
+    stage: Enum(['new', 'qualified', 'proposal', 'won', 'lost'] as const, {
       description: 'Built-in stage key.',
     }),
   }),

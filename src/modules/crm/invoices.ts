@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   currencyInput,
   customFieldsInput,
   idInput,
-  newFields,
-  oneOf,
-  uniquely,
 } from './crm-shared.ts';
 import type { InvoicesTable } from './crm-tables.ts';
 import {
@@ -35,7 +34,7 @@ export const invoiceRecord = defineRecordType({
   toResource: toInvoice,
 });
 
-const invoiceStatus = oneOf(['draft', 'sent', 'partially_paid', 'paid', 'void'] as const);
+const invoiceStatus = Enum(['draft', 'sent', 'partially_paid', 'paid', 'void'] as const);
 
 const lineItem = Strict({
   kind: Type.String({
@@ -109,7 +108,7 @@ export const createInvoice = defineOperation({
       line_items: JSON.stringify(items),
       total_cents: total,
       amount_paid_cents: 0,
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       sent_at: null,
       paid_at: null,
       voided_at: null,
@@ -164,7 +163,7 @@ export const updateInvoice = defineOperation({
     'emits invoice.sent, invoice.voided or invoice.updated.',
   input: Strict({
     invoice_id: idInput('ID of the invoice (inv_...).'),
-    status: Type.Optional(oneOf(['sent', 'void'] as const)),
+    status: Type.Optional(Enum(['sent', 'void'] as const)),
     due_date: Type.Optional(
       Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
         description: 'ISO 8601 date-time, or null.',

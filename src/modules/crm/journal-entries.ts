@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   entryNumberTaken,
@@ -19,9 +21,6 @@ import {
   centsInput,
   customFieldsInput,
   idInput,
-  newFields,
-  oneOf,
-  uniquely,
 } from './crm-shared.ts';
 import type { JournalEntriesTable } from './crm-tables.ts';
 import { JournalEntrySchema } from './crm-schemas.ts';
@@ -37,7 +36,7 @@ export const journalEntryRecord = defineRecordType({
   toResource: toJournalEntry,
 });
 
-const entryStatus = oneOf(['draft', 'posted'] as const);
+const entryStatus = Enum(['draft', 'posted'] as const);
 const line = Strict({
   account_id: idInput('ID of an accounting account (acct_...).'),
   debit_cents: Type.Optional(
@@ -143,7 +142,7 @@ export const createJournalEntry = defineOperation({
       memo: input.memo ?? null,
       lines: JSON.stringify(lines),
       total_cents: total,
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       posted_at: status === 'posted' ? ctx.now : null,
       created_at: ctx.now,
       updated_at: ctx.now,

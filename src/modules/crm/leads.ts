@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { inputFields } from '../../core/changes.ts';
+import { inputFields, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { customFieldsInput, newFields, oneOf } from './crm-shared.ts';
+import { customFieldsInput } from './crm-shared.ts';
 import { insertLead, listLeads, toLead } from './lead-store.ts';
 import { LeadSchema } from './crm-schemas.ts';
 
@@ -21,13 +22,13 @@ export const leadRecord = defineRecordType({
   toResource: toLead,
 });
 
-const sourceInput = oneOf(
+const sourceInput = Enum(
   ['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const,
   {
     description: 'Where the lead came from; default api on REST and mcp on MCP.',
   },
 );
-const statusInput = oneOf(['new', 'working', 'qualified', 'disqualified', 'converted'] as const);
+const statusInput = Enum(['new', 'working', 'qualified', 'disqualified', 'converted'] as const);
 
 export const createLead = defineOperation({
   name: 'create_lead',
@@ -71,7 +72,7 @@ export const createLead = defineOperation({
       source: input.source ?? (ctx.surface === 'mcp' ? 'mcp' : 'api'),
       score: input.score ?? null,
       status: 'new',
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       conversion_reason: null,
       converted_contact_id: null,
       converted_company_id: null,

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
-import { customFieldsInput, idInput, newFields } from './crm-shared.ts';
+import { customFieldsInput, idInput } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
 import { findNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
 import { NoteSchema } from './crm-schemas.ts';
@@ -88,8 +88,8 @@ export const createNote = defineOperation({
       contact_id: input.contact_id ?? null,
       company_id: input.company_id ?? null,
       deal_id: input.deal_id ?? null,
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
-      metadata: JSON.stringify(newFields(input.metadata)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
+      metadata: JSON.stringify(withoutNulls(input.metadata)),
       author_type: ctx.actor.type,
       author_credential_id: ctx.actor.credentialId,
       author_name: ctx.actor.name,

@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
-import { inputFields } from '../../core/changes.ts';
+import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { centsInput, currencyInput, customFieldsInput, idInput, newFields, uniquely } from './crm-shared.ts';
+import { centsInput, currencyInput, customFieldsInput, idInput } from './crm-shared.ts';
 import type { PaymentsTable } from './crm-tables.ts';
 import { findInvoice, paymentWithReference, toInvoice, toPayment } from './invoice-store.ts';
 import { PaymentSchema } from './crm-schemas.ts';
@@ -137,7 +138,7 @@ export const recordPayment = defineOperation({
       provider: input.provider ?? null,
       provider_reference_id: input.provider_reference_id ?? null,
       reference_key: referenceKey,
-      custom_fields: JSON.stringify(newFields(input.custom_fields)),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       created_at: ctx.now,
       updated_at: ctx.now,
     };

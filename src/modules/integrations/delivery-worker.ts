@@ -4,6 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import { auditRow, insertAuditEvents, systemWrite } from '../../core/audit.ts';
+import { isModuleEnabledIn } from '../../core/auth.ts';
 import type { Clock } from '../../core/clock.ts';
 import { mintedBefore, newId } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
@@ -39,15 +40,6 @@ export function eventBody(event: {
   });
 }
 
-export async function isModuleOn(db: Kysely<DB>, workspaceId: string, module: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('workspaces')
-    .select('modules')
-    .where('id', '=', workspaceId)
-    .executeTakeFirst();
-  return Boolean(row) && (JSON.parse(row!.modules) as Record<string, boolean>)[module] !== false;
-}
-
 // Run by the relay for every batch of a workspace: compiled once per transaction (see reusableQuery).
 const activeEndpoints = reusableQuery((db) =>
   db
@@ -60,7 +52,7 @@ const activeEndpoints = reusableQuery((db) =>
 /** The event names some active endpoint of the workspace subscribes to ('*' among them: every name). */
 async function subscribedTypes(db: Kysely<DB>, workspaceId: string): Promise<string[]> {
   const endpoints = await activeEndpoints(db, [workspaceId]);
-  if (endpoints.length === 0 || !(await isModuleOn(db, workspaceId, 'integrations'))) return [];
+  if (endpoints.length === 0 || !(await isModuleEnabledIn(db, workspaceId, 'integrations'))) return [];
   return [...new Set(endpoints.flatMap((endpoint) => JSON.parse(endpoint.event_types) as string[]))];
 }
 
@@ -75,7 +67,7 @@ export async function createDeliveries(
   now: string,
 ): Promise<void> {
   const endpoints = await activeEndpoints(db, [workspaceId]);
-  if (endpoints.length === 0 || !(await isModuleOn(db, workspaceId, 'integrations'))) return;
+  if (endpoints.length === 0 || !(await isModuleEnabledIn(db, workspaceId, 'integrations'))) return;
   const rows: WebhookDeliveriesTable[] = [];
   for (const event of events) {
     for (const endpoint of endpoints) {

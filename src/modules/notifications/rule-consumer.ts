@@ -3,13 +3,13 @@
 // events) commit together with the relay's record of the event, so each event fires a rule once.
 import { type Kysely, sql } from 'kysely';
 import { auditRow, insertAuditEvents } from '../../core/audit.ts';
+import { isModuleEnabledIn } from '../../core/auth.ts';
 import type { Clock } from '../../core/clock.ts';
 import { mintedBefore } from '../../core/ids.ts';
 import type { EventConsumer } from '../../core/module.ts';
 import { insertOutboxEvents, outboxRow } from '../../core/outbox.ts';
 import { reusableQuery } from '../../db/reusable-query.ts';
 import type { AuditEventsTable, DB, OutboxEventsTable } from '../../db/tables.ts';
-import { isModuleOn } from '../integrations/delivery-worker.ts';
 import { insertNotification, type RuleCondition, toRule } from './notification-store.ts';
 
 /** The value at a dotted path; only own properties count, so `constructor` or `__proto__` is absent. */
@@ -70,7 +70,7 @@ async function applyRules(
 ): Promise<void> {
   const names = [...new Set(events.map((e) => e.name))];
   const rows = (await activeRules(db, [workspaceId])).filter((row) => names.includes(row.event_type));
-  if (rows.length === 0 || !(await isModuleOn(db, workspaceId, 'notifications'))) return;
+  if (rows.length === 0 || !(await isModuleEnabledIn(db, workspaceId, 'notifications'))) return;
   const rules = rows.map(toRule);
   const now = clock.now().toISOString();
   const audits: AuditEventsTable[] = [];

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../core/db-errors.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
@@ -67,13 +67,7 @@ export const createProduct = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    try {
-      await ctx.db.insertInto('products').values(row).execute();
-    } catch (error) {
-      if (isUniqueViolation(error))
-        throw validationFailed([{ field: 'key', message: 'is already used by another product' }]);
-      throw error;
-    }
+    await uniquely(() => ctx.db.insertInto('products').values(row).execute(), 'key', 'is already used by another product');
     const product = toProduct(row);
     ctx.audit({ targetType: 'product', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'product.created', targetType: 'product', targetId: row.id, data: product });

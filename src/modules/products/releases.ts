@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { isUniqueViolation } from '../../core/db-errors.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
@@ -60,16 +60,9 @@ function checkedVersion(value: string) {
   return { version: value, version_sort: versionSortKey(parsed) };
 }
 
-async function writeUnique(version: string, write: () => Promise<unknown>) {
-  try {
-    await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw validationFailed([{ field: 'version', message: `${version} already exists for this product` }]);
-    }
-    throw error;
-  }
-}
+/** Two writes racing to one version: the loser gets the answer the pre-check gives. */
+const writeUnique = (version: string, write: () => Promise<unknown>) =>
+  uniquely(write, 'version', `${version} already exists for this product`);
 
 function emitFor(
   ctx: OperationContext,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { isUniqueViolation } from '../../core/db-errors.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
@@ -47,17 +47,6 @@ function checkDates(startDate: string | null, targetDate: string | null) {
   }
 }
 
-async function withUniqueKey<T>(key: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw validationFailed([{ field: 'key', message: `is already used by another project (${key})` }]);
-    }
-    throw error;
-  }
-}
-
 export const createProject = defineOperation({
   name: 'create_project',
   module: 'projects',
@@ -101,7 +90,7 @@ export const createProject = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await withUniqueKey(input.key, () => ctx.db.insertInto('projects').values(row).execute());
+    await uniquely(() => ctx.db.insertInto('projects').values(row).execute(), 'key', `is already used by another project (${input.key})`);
     const project = toProject(row);
     ctx.audit({ targetType: 'project', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'project.created', targetType: 'project', targetId: row.id, data: project });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../core/db-errors.ts';
-import { inputFields } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
+import { inputFields, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -68,18 +68,11 @@ export const createSupportQueue = defineOperation({
       first_response_target_minutes: input.first_response_target_minutes ?? null,
       next_response_target_minutes: input.next_response_target_minutes ?? null,
       resolution_target_minutes: input.resolution_target_minutes ?? null,
-      custom_fields: JSON.stringify(input.custom_fields ?? {}),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       created_at: ctx.now,
       updated_at: ctx.now,
     } as const;
-    await ctx.db
-      .insertInto('support_queues')
-      .values(row)
-      .execute()
-      .catch((error) => {
-        if (isUniqueViolation(error)) throw validationFailed([{ field: 'key', message: 'is already used by another queue' }]);
-        throw error;
-      });
+    await uniquely(() => ctx.db.insertInto('support_queues').values(row).execute(), 'key', 'is already used by another queue');
     const queue = toQueue(row);
     ctx.audit({ targetType: 'support_queue', targetId: queue.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'support_queue.created', targetType: 'support_queue', targetId: queue.id, data: queue });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
-import { diffFields, inputFields, mergedJson, requireSomeField } from '../../core/changes.ts';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -114,7 +114,7 @@ export const createSupportTicket = defineOperation({
       requester_email: requesterEmail,
       assignee_id: input.assignee_id ?? queue.default_assignee_id,
       tags: JSON.stringify(unique(input.tags ?? [])),
-      custom_fields: JSON.stringify(input.custom_fields ?? {}),
+      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       ...initialDueTimes(queue, ctx.now),
       first_responded_at: null,
       next_response_due_at: null,
