@@ -63,7 +63,7 @@ afterAll(() => h.close());
 
 const createContact = async (token: string, name: string) => {
   const res = await h.request('POST', '/v1/contacts', { token, body: { name } });
-  expect(res.status).toBe(201);
+  expect(res.status, res.text).toBe(201);
   return res.body.request_id as string;
 };
 const eventsOf = async (workspaceId: string) =>
@@ -165,11 +165,14 @@ describe('outbox relay', () => {
       const relaying = (async () => {
         while (writing) await Promise.all([h.relay(), sibling.deps.relay.pass()]);
       })();
-      for (let i = 0; i < 30; i++) {
-        await Promise.all([createContact(ws.apiKey, `node test ${i}`), createContact(other.apiKey, `node test ${i}`)]);
+      try {
+        for (let i = 0; i < 30; i++) {
+          await Promise.all([createContact(ws.apiKey, `node test ${i}`), createContact(other.apiKey, `node test ${i}`)]);
+        }
+      } finally {
+        writing = false;
+        await relaying;
       }
-      writing = false;
-      await relaying;
       await Promise.all([h.relay(), sibling.deps.relay.pass()]);
       for (const workspace of [ws, other]) {
         const created = (await eventsOf(workspace.id)).slice(starts.get(workspace.id)).map((e) => e.id);
