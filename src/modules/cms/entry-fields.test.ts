@@ -20,7 +20,7 @@ describe('entry fields', () => {
       { field: 'fields.price', message: 'is required' },
       { field: 'fields.extra', message: 'is not a recognized field' },
       { field: 'fields.tags[0]', message: 'must be of type string' },
-      { field: 'fields.when', message: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time' },
+      { field: 'fields.when', message: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time, from 1900 to 9999' },
     ]);
   });
 
