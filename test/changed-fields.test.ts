@@ -81,6 +81,21 @@ describe('audit changed_fields', () => {
     const events = await h.db.selectFrom('outbox_events').select('id').where('request_id', '=', same.body.request_id).execute();
     expect(events).toEqual([]);
   });
+
+  it('an upsert that sets the current value changes nothing, like any update', async () => {
+    const body = { channel: 'in_app', event_type: 'task.completed', enabled: false, idempotency_key: 'cf-10' };
+    const created = await call('POST', '/v1/notifications/preferences', body);
+    expect(created.status).toBe(201);
+    expect(await changedFields(created.body.request_id)).toEqual([['channel', 'event_type', 'enabled']]);
+    const again = await call('POST', '/v1/notifications/preferences', { ...body, idempotency_key: 'cf-11' });
+    expect(again.status).toBe(200);
+    expect(again.body.preference).toEqual(created.body.preference);
+    expect(await changedFields(again.body.request_id)).toEqual([[]]);
+    const events = await h.db.selectFrom('outbox_events').select('id').where('request_id', '=', again.body.request_id).execute();
+    expect(events).toEqual([]);
+    const flipped = await call('POST', '/v1/notifications/preferences', { ...body, enabled: true });
+    expect(await changedFields(flipped.body.request_id)).toEqual([['enabled']]);
+  });
 });
 
 // A handler that passes its whole input as changed fields: the pipeline still records neither control field.

@@ -20,3 +20,28 @@ export function findRow<T extends WorkspaceTable>(
     .where('id', '=', id)
     .executeTakeFirst() as Promise<DB[T] | undefined>;
 }
+
+/** Inserts rows of a workspace table as given (each carries its workspace_id). */
+export async function insertRows<T extends WorkspaceTable>(db: Kysely<DB>, table: T, rows: DB[T] | DB[T][]): Promise<void> {
+  if (Array.isArray(rows) && rows.length === 0) return;
+  await db
+    .insertInto(table as 'contacts')
+    .values(rows as never)
+    .execute();
+}
+
+/** Sets columns of one row of a workspace table, found by workspace and ID. */
+export async function updateRow<T extends WorkspaceTable>(
+  db: Kysely<DB>,
+  table: T,
+  workspaceId: string,
+  id: string,
+  changes: Partial<DB[T]>,
+): Promise<void> {
+  await db
+    .updateTable(table as 'contacts')
+    .set(changes as never)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .execute();
+}

@@ -3,10 +3,17 @@ import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { fetchPage, listBody, matchesText, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { propertiesByName, toEventDefinition } from './governance-store.ts';
+import {
+  eventsByName,
+  insertEventDefinition,
+  listEventDefinitions,
+  propertiesByName,
+  toEventDefinition,
+  updateEventDefinitionRow,
+} from './governance-store.ts';
 import type { AnalyticsEventsTable } from './governance-tables.ts';
 import { AnalyticsEventSchema } from './governance-schemas.ts';
 
@@ -69,13 +76,7 @@ export const defineEvent = defineOperation({
     if (missing.length) {
       throw validationFailed(missing.map(({ i }) => ({ field: `properties[${i}].name`, message: 'is not a defined property (define_property)' })));
     }
-    const existing = await ctx.db
-      .selectFrom('analytics_events')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('app', '=', input.app)
-      .where('name', '=', input.name)
-      .executeTakeFirst();
+    const existing = (await eventsByName(ctx.db, ctx.workspaceId, input.app, [input.name])).get(input.name);
     const row: AnalyticsEventsTable = {
       workspace_id: ctx.workspaceId,
       id: existing?.id ?? newId('aevt'),
@@ -89,9 +90,9 @@ export const defineEvent = defineOperation({
     };
     if (existing) {
       const { workspace_id: _w, id: _i, created_at: _c, ...changes } = row;
-      await ctx.db.updateTable('analytics_events').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+      await updateEventDefinitionRow(ctx.db, ctx.workspaceId, row.id, changes);
     } else {
-      await ctx.db.insertInto('analytics_events').values(row).execute();
+      await insertEventDefinition(ctx.db, row);
     }
     const event = toEventDefinition(row);
     // A definition replaces the previous one: an update names the columns whose value it changed.
@@ -117,11 +118,7 @@ export const listEvents = defineOperation({
   rest: { method: 'GET', path: '/v1/analytics/events' },
   responseKey: 'events',
   handler: async (ctx, input) => {
-    let query = ctx.db.selectFrom('analytics_events').selectAll().where('workspace_id', '=', ctx.workspaceId);
-    if (input.app) query = query.where('app', '=', input.app);
-    if (input.status) query = query.where('status', '=', input.status);
-    if (input.query) query = query.where(matchesText(['name', 'description'], input.query));
-    const page = await fetchPage(query, pageRequest('list_events', input));
-    return { body: listBody('events', { ...page, items: page.items.map(toEventDefinition) }) };
+    const page = await listEventDefinitions(ctx.db, ctx.workspaceId, input, pageRequest('list_events', input));
+    return { body: listBody('events', page) };
   },
 });

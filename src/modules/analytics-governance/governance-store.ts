@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { findRow } from '../../db/find-row.ts';
+import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AnalyticsEventsTable, AnalyticsPropertiesTable, AnalyticsTrackingPlansTable } from './governance-tables.ts';
 import type { AnalyticsEvent, AnalyticsProperty, AnalyticsTrackingPlan } from './governance-schemas.ts';
@@ -78,4 +79,80 @@ export async function eventsByName(db: Kysely<DB>, workspaceId: string, app: str
 
 export function findPlan(db: Kysely<DB>, workspaceId: string, id: string) {
   return findRow(db, 'analytics_tracking_plans', workspaceId, id);
+}
+
+export const insertEventDefinition = (db: Kysely<DB>, row: AnalyticsEventsTable) => insertRows(db, 'analytics_events', row);
+export const insertProperty = (db: Kysely<DB>, row: AnalyticsPropertiesTable) => insertRows(db, 'analytics_properties', row);
+export const insertPlan = (db: Kysely<DB>, row: AnalyticsTrackingPlansTable) =>
+  insertRows(db, 'analytics_tracking_plans', row);
+
+export function updateEventDefinitionRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<AnalyticsEventsTable>,
+) {
+  return updateRow(db, 'analytics_events', workspaceId, id, changes);
+}
+
+export function updatePropertyRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<AnalyticsPropertiesTable>,
+) {
+  return updateRow(db, 'analytics_properties', workspaceId, id, changes);
+}
+
+export function updatePlanRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<AnalyticsTrackingPlansTable>,
+) {
+  return updateRow(db, 'analytics_tracking_plans', workspaceId, id, changes);
+}
+
+/** The active tracking plan of an app (one at most), other than exceptId. */
+export function activePlan(db: Kysely<DB>, workspaceId: string, app: string, exceptId?: string) {
+  let query = db
+    .selectFrom('analytics_tracking_plans')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('app', '=', app)
+    .where('status', '=', 'active')
+    .where('archived_at', 'is', null);
+  if (exceptId) query = query.where('id', '!=', exceptId);
+  return query.executeTakeFirst();
+}
+
+export async function listEventDefinitions(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { app?: string; status?: string; query?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('analytics_events').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.app) query = query.where('app', '=', filters.app);
+  if (filters.status) query = query.where('status', '=', filters.status as AnalyticsEventsTable['status']);
+  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toEventDefinition) };
+}
+
+export async function listPlans(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { app?: string; status?: string },
+  page: PageRequest,
+) {
+  let query = db
+    .selectFrom('analytics_tracking_plans')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('archived_at', 'is', null);
+  if (filters.app) query = query.where('app', '=', filters.app);
+  if (filters.status) query = query.where('status', '=', filters.status as AnalyticsTrackingPlansTable['status']);
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toTrackingPlan) };
 }

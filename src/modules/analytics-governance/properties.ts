@@ -5,7 +5,7 @@ import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { toProperty } from './governance-store.ts';
+import { insertProperty, propertiesByName, toProperty, updatePropertyRow } from './governance-store.ts';
 import type { AnalyticsPropertiesTable, PropertyType } from './governance-tables.ts';
 import { compiled, typeSchema } from './property-schema.ts';
 import { AnalyticsPropertySchema } from './governance-schemas.ts';
@@ -69,12 +69,7 @@ export const defineProperty = defineOperation({
   responseKey: 'property',
   handler: async (ctx, input) => {
     checkRules(input.type, input.enum, input.pattern);
-    const existing = await ctx.db
-      .selectFrom('analytics_properties')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('name', '=', input.name)
-      .executeTakeFirst();
+    const existing = (await propertiesByName(ctx.db, ctx.workspaceId, [input.name])).get(input.name);
     const row: AnalyticsPropertiesTable = {
       workspace_id: ctx.workspaceId,
       id: existing?.id ?? newId('aprop'),
@@ -88,9 +83,9 @@ export const defineProperty = defineOperation({
     };
     if (existing) {
       const { workspace_id: _w, id: _i, created_at: _c, ...changes } = row;
-      await ctx.db.updateTable('analytics_properties').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+      await updatePropertyRow(ctx.db, ctx.workspaceId, row.id, changes);
     } else {
-      await ctx.db.insertInto('analytics_properties').values(row).execute();
+      await insertProperty(ctx.db, row);
     }
     const property = toProperty(row);
     // A definition replaces the previous one: an update names the columns whose value it changed.

@@ -4,11 +4,19 @@ import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { app } from './event-definitions.ts';
-import { eventsByName, findPlan, toTrackingPlan } from './governance-store.ts';
+import {
+  activePlan,
+  eventsByName,
+  findPlan,
+  insertPlan,
+  listPlans,
+  toTrackingPlan,
+  updatePlanRow,
+} from './governance-store.ts';
 import type { AnalyticsTrackingPlansTable } from './governance-tables.ts';
 import { AnalyticsTrackingPlanSchema } from './governance-schemas.ts';
 
@@ -44,14 +52,7 @@ async function checkEvents(ctx: OperationContext, planApp: string, names: string
 
 /** One active plan per app, so validate_event knows which plan applies. */
 async function checkSingleActive(ctx: OperationContext, planApp: string, exceptId?: string): Promise<void> {
-  let query = ctx.db
-    .selectFrom('analytics_tracking_plans')
-    .select('id')
-    .where('workspace_id', '=', ctx.workspaceId)
-    .where('app', '=', planApp)
-    .where('status', '=', 'active');
-  if (exceptId) query = query.where('id', '!=', exceptId);
-  const active = await query.executeTakeFirst();
+  const active = await activePlan(ctx.db, ctx.workspaceId, planApp, exceptId);
   if (active) {
     throw validationFailed([{ field: 'status', message: `plan ${active.id} is already active for app ${planApp}; set it to draft or archive it first` }]);
   }
@@ -92,7 +93,7 @@ export const createTrackingPlan = defineOperation({
       updated_at: ctx.now,
       archived_at: null,
     };
-    await ctx.db.insertInto('analytics_tracking_plans').values(row).execute();
+    await insertPlan(ctx.db, row);
     const plan = toTrackingPlan(row);
     ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'analytics_tracking_plan.created', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
@@ -113,15 +114,8 @@ export const listTrackingPlans = defineOperation({
   rest: { method: 'GET', path: '/v1/analytics/tracking-plans' },
   responseKey: 'tracking_plans',
   handler: async (ctx, input) => {
-    let query = ctx.db
-      .selectFrom('analytics_tracking_plans')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('archived_at', 'is', null);
-    if (input.app) query = query.where('app', '=', input.app);
-    if (input.status) query = query.where('status', '=', input.status);
-    const page = await fetchPage(query, pageRequest('list_tracking_plans', input));
-    return { body: listBody('tracking_plans', { ...page, items: page.items.map(toTrackingPlan) }) };
+    const page = await listPlans(ctx.db, ctx.workspaceId, input, pageRequest('list_tracking_plans', input));
+    return { body: listBody('tracking_plans', page) };
   },
 });
 
@@ -155,7 +149,7 @@ export const updateTrackingPlan = defineOperation({
     ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: changed });
     if (changed.length === 0) return { body: { tracking_plan: toTrackingPlan(row) } };
     const set = { ...changes, updated_at: ctx.now };
-    await ctx.db.updateTable('analytics_tracking_plans').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updatePlanRow(ctx.db, ctx.workspaceId, row.id, set);
     const plan = toTrackingPlan({ ...row, ...set });
     ctx.emit({ name: 'analytics_tracking_plan.updated', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
     return { body: { tracking_plan: plan } };
@@ -183,7 +177,7 @@ export const archiveTrackingPlan = defineOperation({
       return { body: { tracking_plan: toTrackingPlan(row) } };
     }
     const changes = { status: 'archived' as const, archived_at: ctx.now, updated_at: ctx.now };
-    await ctx.db.updateTable('analytics_tracking_plans').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updatePlanRow(ctx.db, ctx.workspaceId, row.id, changes);
     const plan = toTrackingPlan({ ...row, ...changes });
     ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: ['status', 'archived_at'] });
     ctx.emit({ name: 'analytics_tracking_plan.archived', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });

@@ -3,7 +3,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
 import { app } from './event-definitions.ts';
-import { eventsByName, findPlan, propertiesByName, toEventDefinition } from './governance-store.ts';
+import { activePlan, eventsByName, findPlan, propertiesByName, toEventDefinition } from './governance-store.ts';
 import { compiled, describeErrors, eventSchema } from './property-schema.ts';
 import { EventValidationSchema } from './governance-schemas.ts';
 
@@ -40,14 +40,7 @@ export const validateEvent = defineOperation({
     let plan = input.tracking_plan_id ? await findPlan(ctx.db, ctx.workspaceId, input.tracking_plan_id) : undefined;
     if (input.tracking_plan_id && (!plan || plan.archived_at)) throw notFound('tracking plan');
     if (plan && plan.app !== input.app) errors.push({ field: 'app', message: `is not the tracking plan's app (${plan.app})` });
-    plan ??= await ctx.db
-      .selectFrom('analytics_tracking_plans')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('app', '=', input.app)
-      .where('status', '=', 'active')
-      .where('archived_at', 'is', null)
-      .executeTakeFirst();
+    plan ??= await activePlan(ctx.db, ctx.workspaceId, input.app);
 
     const definition = (await eventsByName(ctx.db, ctx.workspaceId, input.app, [input.event_name])).get(input.event_name);
     if (!definition) {

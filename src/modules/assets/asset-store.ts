@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { Dialect } from '../../db/database.ts';
+import { insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AssetStatus, AssetsTable, AssetType } from './asset-tables.ts';
 import type { AssetStorage } from './storage/storage.ts';
@@ -26,6 +27,12 @@ export function toAsset(row: AssetsTable): Asset {
 }
 
 /** An asset of the workspace that is not archived. */
+export const insertAsset = (db: Kysely<DB>, row: AssetsTable) => insertRows(db, 'assets', row);
+
+export function updateAssetRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<AssetsTable>) {
+  return updateRow(db, 'assets', workspaceId, id, changes);
+}
+
 export async function findAsset(db: Kysely<DB>, workspaceId: string, id: string) {
   return db
     .selectFrom('assets')

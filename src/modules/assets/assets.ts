@@ -10,7 +10,15 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
-import { assetBytesInUse, findAsset, findAssetForUpdate, searchAssets, toAsset } from './asset-store.ts';
+import {
+  assetBytesInUse,
+  findAsset,
+  findAssetForUpdate,
+  insertAsset,
+  searchAssets,
+  toAsset,
+  updateAssetRow,
+} from './asset-store.ts';
 import type { AssetsTable } from './asset-tables.ts';
 import { signedUrl, signingKey } from './signing.ts';
 import { storageFor } from './storage/configured.ts';
@@ -127,7 +135,7 @@ export const createAssetUploadIntent = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('assets').values(row).execute();
+    await insertAsset(ctx.db, row);
     const asset = toAsset(row);
     ctx.audit({ targetType: 'asset', targetId: id, changedFields: inputFields(input) });
     ctx.emit({ name: 'asset.created', targetType: 'asset', targetId: id, data: asset });
@@ -173,7 +181,7 @@ export const completeAssetUpload = defineOperation({
     assertUploadable(row, ctx.clock.now());
     const stored = await pinUpload(storageFor(ctx.config), row);
     const changes = { status: 'ready' as const, size_bytes: stored.sizeBytes, checksum_sha256: stored.sha256, ready_at: ctx.now, updated_at: ctx.now };
-    await ctx.db.updateTable('assets').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updateAssetRow(ctx.db, ctx.workspaceId, row.id, changes);
     const asset = toAsset({ ...row, ...changes });
     ctx.audit({ targetType: 'asset', targetId: row.id, action: 'complete', changedFields: ['status', 'size_bytes', 'checksum_sha256', 'ready_at'] });
     ctx.emit({ name: 'asset.ready', targetType: 'asset', targetId: row.id, data: asset });
@@ -260,7 +268,7 @@ export const archiveAsset = defineOperation({
     const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
     if (!row) throw notFound('asset');
     const changes = { status: 'archived' as const, archived_at: ctx.now, updated_at: ctx.now };
-    await ctx.db.updateTable('assets').set(changes).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updateAssetRow(ctx.db, ctx.workspaceId, row.id, changes);
     const asset = toAsset({ ...row, ...changes });
     ctx.audit({ targetType: 'asset', targetId: row.id, changedFields: ['status', 'archived_at'] });
     ctx.emit({ name: 'asset.archived', targetType: 'asset', targetId: row.id, data: asset });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
 import { type Occurrence, occurrencesStartingBetween, type Timing } from './recurrence.ts';
@@ -79,6 +79,41 @@ export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence): 
   };
 }
 
+export const insertCalendar = (db: Kysely<DB>, row: CalendarsTable) => insertRows(db, 'calendars', row);
+export const insertEvent = (db: Kysely<DB>, row: CalendarEventsTable) => insertRows(db, 'calendar_events', row);
+
+export function updateCalendarRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<CalendarsTable>) {
+  return updateRow(db, 'calendars', workspaceId, id, changes);
+}
+
+export function updateEventRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<CalendarEventsTable>) {
+  return updateRow(db, 'calendar_events', workspaceId, id, changes);
+}
+
+/** The contacts that attendees name (the contact's name and email fill the attendee's). */
+export function attendeeContacts(db: Kysely<DB>, workspaceId: string, ids: string[]) {
+  if (!ids.length) return Promise.resolve([]);
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'name', 'email'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** A calendar's newest events, for its feed. */
+export function feedEvents(db: Kysely<DB>, workspaceId: string, calendarId: string, limit: number) {
+  return db
+    .selectFrom('calendar_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('calendar_id', '=', calendarId)
+    .orderBy('starts_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 export function findCalendar(db: Kysely<DB>, workspaceId: string, id: string) {
   return findRow(db, 'calendars', workspaceId, id);
 }
@@ -118,6 +153,46 @@ export function eventQuery(db: Kysely<DB>, workspaceId: string, filters: EventFi
     query = query.where('related_resource_id', '=', filters.related_resource_id);
   if (filters.query) query = query.where(matchesText(['title', 'description', 'location'], filters.query));
   return query;
+}
+
+export interface EventWindow {
+  from: string;
+  to: string;
+}
+
+/**
+ * Single events overlapping the window in start order, after the cursor's (starts_at, id) when given: at
+ * most `limit` rows.
+ */
+export function singleEventsInWindow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: EventFilters,
+  window: EventWindow & { after?: { startsAt: string; eventId: string }; limit: number },
+) {
+  let query = eventQuery(db, workspaceId, filters)
+    .where('recurring', '=', 0)
+    .where('starts_at', '<', window.to)
+    .where('ends_at', '>', window.from);
+  const after = window.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('starts_at', '>', after.startsAt),
+        eb.and([eb('starts_at', '=', after.startsAt), eb('id', '>', after.eventId)]),
+      ]),
+    );
+  }
+  return query.orderBy('starts_at').orderBy('id').limit(window.limit).execute();
+}
+
+/** Recurring series that start before the window ends and do not end before it starts. */
+export function seriesInWindow(db: Kysely<DB>, workspaceId: string, filters: EventFilters, window: EventWindow) {
+  return eventQuery(db, workspaceId, filters)
+    .where('recurring', '=', 1)
+    .where('starts_at', '<', window.to)
+    .where((eb) => eb.or([eb('series_ends_at', 'is', null), eb('series_ends_at', '>', window.from)]))
+    .execute();
 }
 
 export async function listEvents(

@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { findCalendar, listCalendars, toCalendar } from './calendar-store.ts';
+import { feedEvents, findCalendar, insertCalendar, listCalendars, toCalendar, updateCalendarRow } from './calendar-store.ts';
 import type { CalendarsTable } from './calendar-tables.ts';
 import { checkedTimeZone } from './event-input.ts';
 import { buildIcs } from './ics.ts';
@@ -71,7 +71,7 @@ export const createCalendar = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('calendars').values(row).execute();
+    await insertCalendar(ctx.db, row);
     const calendar = toCalendar(row);
     ctx.audit({ targetType: 'calendar', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'calendar.created', targetType: 'calendar', targetId: row.id, data: calendar });
@@ -135,12 +135,7 @@ export const updateCalendar = defineOperation({
     const { changes, changed } = diffFields(row, normalized, UPDATABLE);
     const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     if (changed.length) {
-      await ctx.db
-        .updateTable('calendars')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
+      await updateCalendarRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     const calendar = toCalendar(next);
     ctx.audit({ targetType: 'calendar', targetId: row.id, changedFields: changed });
@@ -171,15 +166,7 @@ export const calendarFeed = defineOperation({
   handler: async (ctx, input) => {
     const calendar = await findCalendar(ctx.db, ctx.workspaceId, input.calendar_id);
     if (!calendar) throw notFound('calendar');
-    const events = await ctx.db
-      .selectFrom('calendar_events')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('calendar_id', '=', calendar.id)
-      .orderBy('starts_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(FEED_LIMIT)
-      .execute();
+    const events = await feedEvents(ctx.db, ctx.workspaceId, calendar.id, FEED_LIMIT);
     const payload = buildIcs(calendar, events.reverse(), 'wos', ctx.now);
     return {
       body: { calendar: toCalendar(calendar) },

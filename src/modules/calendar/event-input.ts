@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { type FieldError, notFound, validationFailed } from '../../core/errors.ts';
 import { LATEST_INSTANT, Strict } from '../../core/schema.ts';
+import { attendeeContacts } from './calendar-store.ts';
 import type { CalendarEventsTable } from './calendar-tables.ts';
 import { checkRule, normalizeRule, type Timing } from './recurrence.ts';
 import { canonicalTimeZone, DAY, dateToFloating, fromFloating } from './zoned-time.ts';
@@ -146,14 +147,7 @@ export function normalizeTiming(draft: TimingDraft): StoredTiming {
  */
 export async function normalizeAttendees(ctx: OperationContext, attendees: AttendeeInput[]) {
   const contactIds = [...new Set(attendees.flatMap((a) => (a.contact_id ? [a.contact_id] : [])))];
-  const contacts = contactIds.length
-    ? await ctx.db
-        .selectFrom('contacts')
-        .select(['id', 'name', 'email'])
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', 'in', contactIds)
-        .execute()
-    : [];
+  const contacts = await attendeeContacts(ctx.db, ctx.workspaceId, contactIds);
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const seen = new Set<string>();
   const out = [];

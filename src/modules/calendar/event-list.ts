@@ -13,7 +13,14 @@ import {
   pageRequest,
 } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
-import { type EventFilters, eventQuery, listEvents, timingOf, toOccurrence } from './calendar-store.ts';
+import {
+  type EventFilters,
+  listEvents,
+  seriesInWindow,
+  singleEventsInWindow,
+  timingOf,
+  toOccurrence,
+} from './calendar-store.ts';
 import type { CalendarEventsTable } from './calendar-tables.ts';
 import { eventStatus, relatedType } from './event-schema.ts';
 import { occurrencesBetween } from './recurrence.ts';
@@ -47,29 +54,13 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   }
   const fromIso = new Date(from).toISOString();
   const toIso = new Date(to).toISOString();
-  let singles = eventQuery(ctx.db, ctx.workspaceId, input)
-    .where('recurring', '=', 0)
-    .where('starts_at', '<', toIso)
-    .where('ends_at', '>', fromIso);
-  if (after) {
-    const afterIso = new Date(after.startsAt).toISOString();
-    singles = singles.where((eb) =>
-      eb.or([
-        eb('starts_at', '>', afterIso),
-        eb.and([eb('starts_at', '=', afterIso), eb('id', '>', after!.eventId)]),
-      ]),
-    );
-  }
-  const singleRows = await singles
-    .orderBy('starts_at')
-    .orderBy('id')
-    .limit(limit + 1)
-    .execute();
-  const seriesRows = await eventQuery(ctx.db, ctx.workspaceId, input)
-    .where('recurring', '=', 1)
-    .where('starts_at', '<', toIso)
-    .where((eb) => eb.or([eb('series_ends_at', 'is', null), eb('series_ends_at', '>', fromIso)]))
-    .execute();
+  const window = { from: fromIso, to: toIso };
+  const singleRows = await singleEventsInWindow(ctx.db, ctx.workspaceId, input, {
+    ...window,
+    after: after && { startsAt: new Date(after.startsAt).toISOString(), eventId: after.eventId },
+    limit: limit + 1,
+  });
+  const seriesRows = await seriesInWindow(ctx.db, ctx.workspaceId, input, window);
 
   const found: { row: CalendarEventsTable; occurrence: ReturnType<typeof occurrencesBetween>[number] }[] = [];
   for (const row of singleRows) {

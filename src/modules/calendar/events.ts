@@ -8,7 +8,7 @@ import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
-import { findCalendar, findEvent, toCalendarEvent } from './calendar-store.ts';
+import { findCalendar, findEvent, insertEvent, toCalendarEvent, updateEventRow } from './calendar-store.ts';
 import type { CalendarEventsTable, EventStatus } from './calendar-tables.ts';
 import { type AttendeeInput, normalizeAttendees, normalizeTiming, type TimingDraft } from './event-input.ts';
 import { eventFields, eventStatus } from './event-schema.ts';
@@ -88,7 +88,7 @@ export const createCalendarEvent = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('calendar_events').values(row).execute();
+    await insertEvent(ctx.db, row);
     const event = toCalendarEvent(row);
     ctx.audit({ targetType: 'calendar_event', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'calendar_event.created', targetType: 'calendar_event', targetId: row.id, data: event });
@@ -213,12 +213,7 @@ export const updateCalendarEvent = defineOperation({
     const { changes, changed } = diffFields(row, next, Object.keys(row) as (keyof CalendarEventsTable & string)[]);
     if (changed.length) {
       next.updated_at = ctx.now;
-      await ctx.db
-        .updateTable('calendar_events')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
+      await updateEventRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     const event = toCalendarEvent(next);
     const visible = changed.filter((k) => !['recurring', 'series_ends_at'].includes(k));

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   CampaignStatus,
@@ -94,6 +94,61 @@ export function findCollection(db: Kysely<DB>, workspaceId: string, id: string) 
 
 export function findEntry(db: Kysely<DB>, workspaceId: string, id: string) {
   return findRow(db, 'cms_entries', workspaceId, id);
+}
+
+export const insertSite = (db: Kysely<DB>, row: CmsSitesTable) => insertRows(db, 'cms_sites', row);
+export const insertCollection = (db: Kysely<DB>, row: CmsCollectionsTable) => insertRows(db, 'cms_collections', row);
+export const insertEntry = (db: Kysely<DB>, row: CmsEntriesTable) => insertRows(db, 'cms_entries', row);
+export const insertCampaign = (db: Kysely<DB>, row: MarketingCampaignsTable) =>
+  insertRows(db, 'marketing_campaigns', row);
+export const insertPost = (db: Kysely<DB>, row: MarketingPostsTable) => insertRows(db, 'marketing_posts', row);
+
+export function updateEntryRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<CmsEntriesTable>) {
+  return updateRow(db, 'cms_entries', workspaceId, id, changes);
+}
+
+/** The site holding this domain, if any. */
+export function siteWithDomain(db: Kysely<DB>, workspaceId: string, domain: string) {
+  return db
+    .selectFrom('cms_sites')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('domain', '=', domain)
+    .executeTakeFirst();
+}
+
+/** The collection of the site holding this key, if any. */
+export function collectionWithKey(db: Kysely<DB>, workspaceId: string, siteId: string, key: string) {
+  return db
+    .selectFrom('cms_collections')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('site_id', '=', siteId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+/** Of these IDs, those naming an entry of the workspace (reference fields). */
+export async function entryIdsIn(db: Kysely<DB>, workspaceId: string, ids: string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('cms_entries')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Of these IDs, those naming a live (not archived) asset of the workspace (asset fields). */
+export async function liveAssetIdsIn(db: Kysely<DB>, workspaceId: string, ids: string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('assets')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .where('archived_at', 'is', null)
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 /** The entry holding this slug in the collection, if any. */

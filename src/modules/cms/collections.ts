@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { listCollections, toCollection } from './cms-store.ts';
+import { collectionWithKey, insertCollection, listCollections, toCollection } from './cms-store.ts';
 import type { CmsCollectionsTable } from './cms-tables.ts';
 import { fieldDefinitionInput, normalizeDefinitions } from './entry-fields.ts';
 import { CmsCollectionSchema } from './cms-schemas.ts';
@@ -54,13 +54,7 @@ export const createCollection = defineOperation({
       if (keys.has(d.key)) errors.push({ field: `fields[${i}].key`, message: `repeats the field key ${d.key}` });
       keys.add(d.key);
     });
-    const taken = await ctx.db
-      .selectFrom('cms_collections')
-      .select('id')
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('site_id', '=', input.site_id)
-      .where('key', '=', input.key)
-      .executeTakeFirst();
+    const taken = await collectionWithKey(ctx.db, ctx.workspaceId, input.site_id, input.key);
     if (taken) errors.unshift({ field: 'key', message: `is already used in this site by collection ${taken.id}` });
     if (errors.length) throw validationFailed(errors);
     const row: CmsCollectionsTable = {
@@ -74,7 +68,7 @@ export const createCollection = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('cms_collections').values(row).execute(), 'key', 'is already used in this site');
+    await uniquely(() => insertCollection(ctx.db, row), 'key', 'is already used in this site');
     const collection = toCollection(row);
     ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'cms_collection.created', targetType: 'cms_collection', targetId: collection.id, data: collection });

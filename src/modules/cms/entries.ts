@@ -9,7 +9,16 @@ import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagin
 import { defineRecordType } from '../../core/record-types.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
 import { CmsEntrySchema, entryStatus } from './cms-schemas.ts';
-import { entryWithSlug, findCollection, findEntry, freeSlug, searchEntries, toEntry } from './cms-store.ts';
+import {
+  entryWithSlug,
+  findCollection,
+  findEntry,
+  freeSlug,
+  insertEntry,
+  searchEntries,
+  toEntry,
+  updateEntryRow,
+} from './cms-store.ts';
 import type { CmsCollectionsTable, CmsEntriesTable, EntryStatus } from './cms-tables.ts';
 import { type FieldDefinition, fieldErrors, referenceErrors, searchText, slugify } from './entry-fields.ts';
 
@@ -98,7 +107,7 @@ export const createEntry = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('cms_entries').values(row).execute(), 'slug', SLUG_TAKEN);
+    await uniquely(() => insertEntry(ctx.db, row), 'slug', SLUG_TAKEN);
     const entry = toEntry(row);
     ctx.audit({ targetType: 'cms_entry', targetId: entry.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'entry.created', targetType: 'cms_entry', targetId: entry.id, data: entry });
@@ -157,14 +166,7 @@ async function changeEntry(ctx: OperationContext, input: EntryChange) {
   }
   const next: CmsEntriesTable = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
   if (changed.length) {
-    const write = () =>
-      ctx.db
-        .updateTable('cms_entries')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
-    await uniquely(write, 'slug', SLUG_TAKEN);
+    await uniquely(() => updateEntryRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now }), 'slug', SLUG_TAKEN);
   }
   const entry = toEntry(next);
   ctx.audit({ targetType: 'cms_entry', targetId: row.id, changedFields: changed });

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { FieldError } from '../../core/errors.ts';
 import { compileSchema, Strict, toFieldErrors } from '../../core/schema.ts';
 import type { DB } from '../../db/tables.ts';
+import { entryIdsIn, liveAssetIdsIn } from './cms-store.ts';
 
 export const FIELD_TYPES = ['text', 'rich_text', 'number', 'boolean', 'date', 'url', 'reference', 'asset'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -131,25 +132,12 @@ export async function referenceErrors(
   const errors: FieldError[] = [];
   const references = idsOfType(definitions, fields, 'reference');
   if (references.length) {
-    const rows = await db
-      .selectFrom('cms_entries')
-      .select('id')
-      .where('workspace_id', '=', workspaceId)
-      .where('id', 'in', [...new Set(references.map((r) => r.id))])
-      .execute();
-    const known = new Set(rows.map((r) => r.id));
+    const known = await entryIdsIn(db, workspaceId, [...new Set(references.map((r) => r.id))]);
     for (const r of references) if (!known.has(r.id)) errors.push({ field: r.field, message: 'names no CMS entry of this workspace' });
   }
   const assets = idsOfType(definitions, fields, 'asset');
   if (assets.length) {
-    const rows = await db
-      .selectFrom('assets')
-      .select('id')
-      .where('workspace_id', '=', workspaceId)
-      .where('id', 'in', [...new Set(assets.map((a) => a.id))])
-      .where('archived_at', 'is', null)
-      .execute();
-    const known = new Set(rows.map((r) => r.id));
+    const known = await liveAssetIdsIn(db, workspaceId, [...new Set(assets.map((a) => a.id))]);
     for (const a of assets) if (!known.has(a.id)) errors.push({ field: a.field, message: 'names no asset of this workspace' });
   }
   return errors;

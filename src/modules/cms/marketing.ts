@@ -7,7 +7,7 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { MarketingCampaignSchema, MarketingPostSchema, campaignStatus, marketingChannel as channel, postStatus } from './cms-schemas.ts';
-import { listCampaigns, listPosts, toCampaign, toPost } from './cms-store.ts';
+import { insertCampaign, insertPost, listCampaigns, listPosts, toCampaign, toPost } from './cms-store.ts';
 import type { MarketingCampaignsTable, MarketingChannel, MarketingPostsTable } from './cms-tables.ts';
 
 export const campaignRecord = defineRecordType({
@@ -79,7 +79,7 @@ export const createMarketingCampaign = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('marketing_campaigns').values(row).execute();
+    await insertCampaign(ctx.db, row);
     const campaign = toCampaign(row);
     ctx.audit({ targetType: 'marketing_campaign', targetId: campaign.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'marketing_campaign.created', targetType: 'marketing_campaign', targetId: campaign.id, data: campaign });
@@ -159,7 +159,7 @@ export const createMarketingPost = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('marketing_posts').values(row).execute();
+    await insertPost(ctx.db, row);
     const post = toPost(row);
     ctx.audit({ targetType: 'marketing_post', targetId: post.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'marketing_post.created', targetType: 'marketing_post', targetId: post.id, data: post });

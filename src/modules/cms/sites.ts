@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { listSites, toSite } from './cms-store.ts';
+import { insertSite, listSites, siteWithDomain, toSite } from './cms-store.ts';
 import type { CmsSitesTable } from './cms-tables.ts';
 import { CmsSiteSchema } from './cms-schemas.ts';
 
@@ -47,12 +47,7 @@ export const createCmsSite = defineOperation({
   handler: async (ctx, input) => {
     const domain = input.domain?.toLowerCase() ?? null;
     if (domain) {
-      const taken = await ctx.db
-        .selectFrom('cms_sites')
-        .select('id')
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('domain', '=', domain)
-        .executeTakeFirst();
+      const taken = await siteWithDomain(ctx.db, ctx.workspaceId, domain);
       if (taken) throw validationFailed([{ field: 'domain', message: `is already used by site ${taken.id}` }]);
     }
     const row: CmsSitesTable = {
@@ -65,7 +60,7 @@ export const createCmsSite = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('cms_sites').values(row).execute(), 'domain', 'is already used by another site');
+    await uniquely(() => insertSite(ctx.db, row), 'domain', 'is already used by another site');
     const site = toSite(row);
     ctx.audit({ targetType: 'cms_site', targetId: site.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'cms_site.created', targetType: 'cms_site', targetId: site.id, data: site });

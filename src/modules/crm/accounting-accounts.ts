@@ -8,7 +8,7 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { accountCodeTaken, listAccounts, toAccount } from './accounting-store.ts';
+import { accountCodeTaken, insertAccount, listAccounts, toAccount } from './accounting-store.ts';
 import { customFieldsInput } from './crm-shared.ts';
 import type { AccountingAccountsTable } from './crm-tables.ts';
 import { AccountingAccountSchema } from './crm-schemas.ts';
@@ -67,7 +67,7 @@ export const createAccountingAccount = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('accounting_accounts').values(row).execute(), 'code', duplicate);
+    await uniquely(() => insertAccount(ctx.db, row), 'code', duplicate);
     const account = toAccount(row);
     ctx.audit({ targetType: 'accounting_account', targetId: account.id, changedFields: inputFields(input) });
     ctx.emit({

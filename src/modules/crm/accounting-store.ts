@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { AccountingAccountsTable, AccountType, JournalEntriesTable } from './crm-tables.ts';
@@ -106,4 +106,21 @@ export async function listJournalEntries(
   if (filters.query) query = query.where(matchesText(['memo', 'entry_number'], filters.query));
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toJournalEntry) };
+}
+
+export function insertAccount(db: Kysely<DB>, row: AccountingAccountsTable) {
+  return insertRows(db, 'accounting_accounts', row);
+}
+
+export function insertJournalEntry(db: Kysely<DB>, row: JournalEntriesTable) {
+  return insertRows(db, 'journal_entries', row);
+}
+
+export function updateJournalEntryRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  entryId: string,
+  changes: Partial<JournalEntriesTable>,
+) {
+  return updateRow(db, 'journal_entries', workspaceId, entryId, changes);
 }

@@ -9,7 +9,7 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { customFieldsInput } from './crm-shared.ts';
 import type { DealStagesTable } from './crm-tables.ts';
-import { BUILT_IN_KEYS, defaultPosition, findStageByKey, listStages, toStage } from './deal-store.ts';
+import { BUILT_IN_KEYS, defaultPosition, findStageByKey, insertDealStage, listStages, toStage } from './deal-store.ts';
 import { DealStageSchema } from './crm-schemas.ts';
 
 /** Custom stages only: the built-in ones are not stored (see deal-store.ts) and are read with list_deal_stages. */
@@ -83,7 +83,7 @@ export const createDealStage = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('deal_stages').values(row).execute(), 'key', duplicate);
+    await uniquely(() => insertDealStage(ctx.db, row), 'key', duplicate);
     const stage = toStage(row);
     ctx.audit({ targetType: 'deal_stage', targetId: stage.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'deal_stage.created', targetType: 'deal_stage', targetId: stage.id, data: stage });

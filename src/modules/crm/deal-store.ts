@@ -9,7 +9,7 @@ import {
   type Page,
   type PageRequest,
 } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { DealStagesTable, DealsTable, StageKind } from './crm-tables.ts';
@@ -176,6 +176,10 @@ export function toDeal(row: DealsTable): Deal {
 }
 
 export type DealResource = ReturnType<typeof toDeal>;
+
+export function insertDealStage(db: Kysely<DB>, row: DealStagesTable) {
+  return insertRows(db, 'deal_stages', row);
+}
 
 export async function insertDeal(db: Kysely<DB>, row: DealsTable) {
   await db.insertInto('deals').values(row).execute();

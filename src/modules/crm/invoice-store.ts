@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { fetchPage, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { InvoiceStatus, InvoicesTable, PaymentsTable } from './crm-tables.ts';
@@ -113,4 +113,40 @@ export async function paymentWithReference(db: Kysely<DB>, workspaceId: string, 
     .where('workspace_id', '=', workspaceId)
     .where('reference_key', '=', referenceKey)
     .executeTakeFirst();
+}
+
+export function insertInvoice(db: Kysely<DB>, row: InvoicesTable) {
+  return insertRows(db, 'invoices', row);
+}
+
+export function insertPayment(db: Kysely<DB>, row: PaymentsTable) {
+  return insertRows(db, 'payments', row);
+}
+
+/**
+ * Adds a payment to its invoice: paid when it reaches the total, partially paid before. The update re-checks
+ * the balance itself, so two concurrent payments can never take an invoice past its total. False when the
+ * invoice is void or the amount exceeds its balance.
+ */
+export async function addPaymentToInvoice(
+  db: Kysely<DB>,
+  workspaceId: string,
+  invoiceId: string,
+  payment: { amount: number; paidAt: string; now: string },
+): Promise<boolean> {
+  const { amount, paidAt, now } = payment;
+  const result = await db
+    .updateTable('invoices')
+    .set({
+      amount_paid_cents: sql`amount_paid_cents + ${amount}`,
+      status: sql`case when amount_paid_cents + ${amount} = total_cents then 'paid' else 'partially_paid' end`,
+      paid_at: sql`case when amount_paid_cents + ${amount} = total_cents then ${paidAt} else paid_at end`,
+      updated_at: now,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .where('status', '!=', 'void')
+    .where(sql<boolean>`amount_paid_cents + ${amount} <= total_cents`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

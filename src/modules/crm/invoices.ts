@@ -16,6 +16,7 @@ import {
 import type { InvoicesTable } from './crm-tables.ts';
 import {
   findInvoice,
+  insertInvoice,
   invoiceNumberTaken,
   listInvoices,
   toInvoice,
@@ -115,7 +116,7 @@ export const createInvoice = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('invoices').values(row).execute(), 'invoice_number', duplicate);
+    await uniquely(() => insertInvoice(ctx.db, row), 'invoice_number', duplicate);
     const invoice = toInvoice(row);
     ctx.audit({ targetType: 'invoice', targetId: invoice.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'invoice.created', targetType: 'invoice', targetId: invoice.id, data: invoice });

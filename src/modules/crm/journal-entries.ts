@@ -12,10 +12,12 @@ import { Strict } from '../../core/schema.ts';
 import {
   entryNumberTaken,
   findJournalEntry,
+  insertJournalEntry,
   type JournalLine,
   listJournalEntries,
   missingAccounts,
   toJournalEntry,
+  updateJournalEntryRow,
 } from './accounting-store.ts';
 import {
   centsInput,
@@ -148,7 +150,7 @@ export const createJournalEntry = defineOperation({
       updated_at: ctx.now,
     };
     await uniquely(
-      () => ctx.db.insertInto('journal_entries').values(row).execute(),
+      () => insertJournalEntry(ctx.db, row),
       'entry_number',
       duplicate,
     );
@@ -245,13 +247,7 @@ export const updateJournalEntry = defineOperation({
       next.updated_at = ctx.now;
       const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
       await uniquely(
-        () =>
-          ctx.db
-            .updateTable('journal_entries')
-            .set(set)
-            .where('workspace_id', '=', ctx.workspaceId)
-            .where('id', '=', row.id)
-            .execute(),
+        () => updateJournalEntryRow(ctx.db, ctx.workspaceId, row.id, set),
         'entry_number',
         duplicate,
       );

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { parseFields } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
@@ -66,4 +66,8 @@ export async function listNotes(
   if (filters.query) query = query.where(matchesText(['title', 'body'], filters.query));
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toNote) };
+}
+
+export function insertNote(db: Kysely<DB>, row: NotesTable) {
+  return insertRows(db, 'notes', row);
 }

@@ -9,7 +9,7 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { customFieldsInput, idInput } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
-import { findNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
+import { findNote, insertNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
 import { NoteSchema } from './crm-schemas.ts';
 
 export const noteRecord = defineRecordType({
@@ -97,7 +97,7 @@ export const createNote = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('notes').values(row).execute();
+    await insertNote(ctx.db, row);
     const note = toNote(row);
     ctx.audit({ targetType: 'note', targetId: note.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'note.created', targetType: 'note', targetId: note.id, data: note });

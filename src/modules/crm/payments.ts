@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
 import { inputFields, withoutNulls } from '../../core/changes.ts';
 import { uniquely } from '../../core/db-errors.ts';
@@ -10,7 +9,7 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { centsInput, currencyInput, customFieldsInput, idInput } from './crm-shared.ts';
 import type { PaymentsTable } from './crm-tables.ts';
-import { findInvoice, paymentWithReference, toInvoice, toPayment } from './invoice-store.ts';
+import { addPaymentToInvoice, findInvoice, insertPayment, paymentWithReference, toInvoice, toPayment } from './invoice-store.ts';
 import { PaymentSchema } from './crm-schemas.ts';
 
 export const paymentRecord = defineRecordType({
@@ -29,20 +28,7 @@ export const paymentRecord = defineRecordType({
  * two concurrent payments can never take an invoice past its total.
  */
 async function applyToInvoice(ctx: OperationContext, invoiceId: string, amount: number, paidAt: string) {
-  const result = await ctx.db
-    .updateTable('invoices')
-    .set({
-      amount_paid_cents: sql`amount_paid_cents + ${amount}`,
-      status: sql`case when amount_paid_cents + ${amount} = total_cents then 'paid' else 'partially_paid' end`,
-      paid_at: sql`case when amount_paid_cents + ${amount} = total_cents then ${paidAt} else paid_at end`,
-      updated_at: ctx.now,
-    })
-    .where('workspace_id', '=', ctx.workspaceId)
-    .where('id', '=', invoiceId)
-    .where('status', '!=', 'void')
-    .where(sql<boolean>`amount_paid_cents + ${amount} <= total_cents`)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) {
+  if (!(await addPaymentToInvoice(ctx.db, ctx.workspaceId, invoiceId, { amount, paidAt, now: ctx.now }))) {
     throw validationFailed([{ field: 'amount_cents', message: 'exceeds the invoice balance' }]);
   }
   const row = await findInvoice(ctx.db, ctx.workspaceId, invoiceId);
@@ -143,7 +129,7 @@ export const recordPayment = defineOperation({
       updated_at: ctx.now,
     };
     await uniquely(
-      () => ctx.db.insertInto('payments').values(row).execute(),
+      () => insertPayment(ctx.db, row),
       'provider_reference_id',
       duplicate,
     );

@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
-import { toEventType } from './integrations-store.ts';
+import { customEventTypesAfter, findEventTypeByKey, insertEventType, toEventType } from './integrations-store.ts';
 import { BuiltinEventTypeSchema, IntegrationEventTypeSchema } from './integration-schemas.ts';
 import { pageBody } from '../../core/response-schema.ts';
 
@@ -63,13 +63,7 @@ export const listEventTypes = defineOperation({
             .map((t) => ({ key: t.name, description: t.description, source: 'builtin' as const, schema: plainSchema(t.schema) }));
     let custom: ReturnType<typeof toEventType>[] = [];
     if (input.source !== 'builtin') {
-      const rows = await ctx.db
-        .selectFrom('integration_event_types')
-        .selectAll()
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('key', '>', after)
-        .orderBy('key')
-        .execute();
+      const rows = await customEventTypesAfter(ctx.db, ctx.workspaceId, after);
       custom = rows.map(toEventType).filter((t) => matches(t.key, t.description));
     }
     const all = [...builtin, ...custom].sort((a, b) => (a.key < b.key ? -1 : 1));
@@ -110,12 +104,7 @@ export const registerEventType = defineOperation({
     if (ctx.eventTypes.has(input.key)) {
       throw validationFailed([{ field: 'key', message: 'is a built-in event type' }]);
     }
-    const existing = await ctx.db
-      .selectFrom('integration_event_types')
-      .select('id')
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('key', '=', input.key)
-      .executeTakeFirst();
+    const existing = await findEventTypeByKey(ctx.db, ctx.workspaceId, input.key);
     if (existing) throw validationFailed([{ field: 'key', message: `is already registered (${existing.id})` }]);
     if (input.schema && !schemaChecker.validateSchema(input.schema)) {
       const problem = schemaChecker.errors?.[0];
@@ -132,7 +121,7 @@ export const registerEventType = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('integration_event_types').values(row).execute();
+    await insertEventType(ctx.db, row);
     const eventType = toEventType(row);
     ctx.audit({ targetType: 'integration_event_type', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'integration_event_type.registered', targetType: 'integration_event_type', targetId: row.id, data: eventType });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { findRow } from '../../db/find-row.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   IntegrationEventTypesTable,
@@ -65,6 +66,73 @@ export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttempt
     updated_at: row.updated_at,
     completed_at: row.completed_at,
   };
+}
+
+export const insertEndpoint = (db: Kysely<DB>, row: WebhookEndpointsTable) => insertRows(db, 'webhook_endpoints', row);
+export const insertDelivery = (db: Kysely<DB>, row: WebhookDeliveriesTable) => insertRows(db, 'webhook_deliveries', row);
+export const insertEventType = (db: Kysely<DB>, row: IntegrationEventTypesTable) =>
+  insertRows(db, 'integration_event_types', row);
+
+export function updateEndpointRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<WebhookEndpointsTable>) {
+  return updateRow(db, 'webhook_endpoints', workspaceId, id, changes);
+}
+
+export function listEndpointRows(db: Kysely<DB>, workspaceId: string, filters: { status?: string }, page: PageRequest) {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status as WebhookEndpointsTable['status']);
+  return fetchPage(query, page);
+}
+
+/** An endpoint's deliveries, newest first, with their attempts. */
+export async function listEndpointDeliveries(
+  db: Kysely<DB>,
+  workspaceId: string,
+  endpointId: string,
+  filters: { status?: string; event_type?: string },
+  page: PageRequest,
+) {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('endpoint_id', '=', endpointId);
+  if (filters.status) query = query.where('status', '=', filters.status as WebhookDeliveriesTable['status']);
+  if (filters.event_type) query = query.where('event_type', '=', filters.event_type);
+  const result = await fetchPage(query, page);
+  const attempts = await attemptsOf(db, workspaceId, result.items.map((row) => row.id));
+  return { ...result, items: result.items.map((row) => toDelivery(row, attempts.get(row.id) ?? [])) };
+}
+
+/** The workspace's custom event types with a key after `after`, in key order. */
+export function customEventTypesAfter(db: Kysely<DB>, workspaceId: string, after: string) {
+  return db
+    .selectFrom('integration_event_types')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('key', '>', after)
+    .orderBy('key')
+    .execute();
+}
+
+/** Of these keys, those the workspace registered as custom event types. */
+export async function customEventTypeKeys(db: Kysely<DB>, workspaceId: string, keys: string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await db
+    .selectFrom('integration_event_types')
+    .select('key')
+    .where('workspace_id', '=', workspaceId)
+    .where('key', 'in', keys)
+    .execute();
+  return new Set(rows.map((row) => row.key));
+}
+
+export function findEventTypeByKey(db: Kysely<DB>, workspaceId: string, key: string) {
+  return db
+    .selectFrom('integration_event_types')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('key', '=', key)
+    .executeTakeFirst();
 }
 
 export function findEndpoint(db: Kysely<DB>, workspaceId: string, id: string) {

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
 import { attemptDelivery, eventBody } from './delivery-worker.ts';
-import { attemptsOf, findEndpoint, loadDelivery, toDelivery } from './integrations-store.ts';
+import { findEndpoint, insertDelivery, listEndpointDeliveries, loadDelivery, toDelivery } from './integrations-store.ts';
 import type { WebhookDeliveriesTable } from './integrations-tables.ts';
 import { oneRecordBody, pageBody } from '../../core/response-schema.ts';
 import { WebhookDeliverySchema } from './integration-schemas.ts';
@@ -37,16 +37,9 @@ export const listDeliveries = defineOperation({
   response: pageBody('deliveries', WebhookDeliverySchema),
   handler: async (ctx, input) => {
     if (!(await findEndpoint(ctx.db, ctx.workspaceId, input.webhook_id))) throw notFound('webhook endpoint');
-    let query = ctx.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('endpoint_id', '=', input.webhook_id);
-    if (input.status) query = query.where('status', '=', input.status);
-    if (input.event_type) query = query.where('event_type', '=', input.event_type);
-    const page = await fetchPage(query, pageRequest('list_webhook_deliveries', input));
-    const attempts = await attemptsOf(ctx.db, ctx.workspaceId, page.items.map((row) => row.id));
-    return { body: listBody('deliveries', { ...page, items: page.items.map((row) => toDelivery(row, attempts.get(row.id) ?? [])) }) };
+    const request = pageRequest('list_webhook_deliveries', input);
+    const page = await listEndpointDeliveries(ctx.db, ctx.workspaceId, input.webhook_id, input, request);
+    return { body: listBody('deliveries', page) };
   },
 });
 
@@ -90,7 +83,7 @@ export const sendTestEvent = defineOperation({
       updated_at: ctx.now,
       completed_at: null,
     };
-    await ctx.db.insertInto('webhook_deliveries').values(row).execute();
+    await insertDelivery(ctx.db, row);
     ctx.audit({ targetType: 'webhook_delivery', targetId: row.id, action: 'send_test', changedFields: [] });
     const env = { config: ctx.config, clock: ctx.clock };
     return {

@@ -6,10 +6,17 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { checkOutboundUrl, OutboundRefused, outboundPolicy } from '../../core/outbound-url.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { findEndpoint, toEndpoint } from './integrations-store.ts';
+import {
+  customEventTypeKeys,
+  findEndpoint,
+  insertEndpoint,
+  listEndpointRows,
+  toEndpoint,
+  updateEndpointRow,
+} from './integrations-store.ts';
 import type { WebhookEndpointsTable } from './integrations-tables.ts';
 import { newSigningSecret, openSecret, sealSecret } from './secrets.ts';
 import { WebhookEndpointSchema, WebhookEndpointWithSecretSchema } from './integration-schemas.ts';
@@ -54,13 +61,7 @@ async function checkEventTypes(ctx: OperationContext, keys: string[]): Promise<v
   }
   const unknown = keys.filter((key) => !ctx.eventTypes.has(key));
   if (unknown.length === 0) return;
-  const custom = await ctx.db
-    .selectFrom('integration_event_types')
-    .select('key')
-    .where('workspace_id', '=', ctx.workspaceId)
-    .where('key', 'in', unknown)
-    .execute();
-  const known = new Set(custom.map((row) => row.key));
+  const known = await customEventTypeKeys(ctx.db, ctx.workspaceId, unknown);
   const missing = unknown.filter((key) => !known.has(key));
   if (missing.length) {
     throw validationFailed(
@@ -113,7 +114,7 @@ export const createEndpoint = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('webhook_endpoints').values(row).execute();
+    await insertEndpoint(ctx.db, row);
     const webhook = toEndpoint(row);
     ctx.audit({ targetType: 'webhook_endpoint', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: row.id, data: webhook });
@@ -134,9 +135,7 @@ export const listEndpoints = defineOperation({
   rest: { method: 'GET', path: '/v1/webhooks' },
   responseKey: 'webhooks',
   handler: async (ctx, input) => {
-    let query = ctx.db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', ctx.workspaceId);
-    if (input.status) query = query.where('status', '=', input.status);
-    const page = await fetchPage(query, pageRequest('list_webhook_endpoints', input));
+    const page = await listEndpointRows(ctx.db, ctx.workspaceId, input, pageRequest('list_webhook_endpoints', input));
     return { body: listBody('webhooks', { ...page, items: page.items.map(toEndpoint) }) };
   },
 });
@@ -184,7 +183,7 @@ export const updateEndpoint = defineOperation({
     }
     ctx.audit({ targetType: 'webhook_endpoint', targetId: id, changedFields: changed });
     if (changed.length === 0) return { body: { webhook: toEndpoint(row) } };
-    await ctx.db.updateTable('webhook_endpoints').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', id).execute();
+    await updateEndpointRow(ctx.db, ctx.workspaceId, id, set);
     const webhook = toEndpoint({ ...row, ...set });
     ctx.emit({ name: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, data: webhook });
     return { body: { webhook: secret ? { ...webhook, secret } : webhook } };

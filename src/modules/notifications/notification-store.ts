@@ -2,6 +2,8 @@
 // channels, active subscriptions of those channels get one pending delivery each.
 import type { Kysely } from 'kysely';
 import { newId } from '../../core/ids.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   Channel,
@@ -178,3 +180,23 @@ export async function insertNotification(db: Kysely<DB>, workspaceId: string, in
 }
 
 export { findRow } from '../../db/find-row.ts';
+
+export function updateNotificationRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<NotificationsTable>) {
+  return updateRow(db, 'notifications', workspaceId, id, changes);
+}
+
+export async function notificationsPage(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { recipient_id?: string; status?: string; event_type?: string; source_type?: string; source_id?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('notifications').selectAll().where('workspace_id', '=', workspaceId);
+  if (filters.recipient_id) query = query.where('recipient_id', '=', filters.recipient_id);
+  if (filters.status) query = query.where('status', '=', filters.status as NotificationsTable['status']);
+  if (filters.event_type) query = query.where('event_type', '=', filters.event_type);
+  if (filters.source_type) query = query.where('source_type', '=', filters.source_type);
+  if (filters.source_id) query = query.where('source_id', '=', filters.source_id);
+  const result = await fetchPage(query, page);
+  return { ...result, items: result.items.map(toNotification) };
+}

@@ -2,11 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
-import { CHANNELS, findRow, insertNotification, toNotification } from './notification-store.ts';
-import type { NotificationsTable } from './notifications-tables.ts';
+import {
+  CHANNELS,
+  findRow,
+  insertNotification,
+  notificationsPage,
+  toNotification,
+  updateNotificationRow,
+} from './notification-store.ts';
 import { NotificationSchema } from './notification-schemas.ts';
 
 export const notificationRecord = defineRecordType({
@@ -85,14 +91,8 @@ export const listNotifications = defineOperation({
   rest: { method: 'GET', path: '/v1/notifications' },
   responseKey: 'notifications',
   handler: async (ctx, input) => {
-    let query = ctx.db.selectFrom('notifications').selectAll().where('workspace_id', '=', ctx.workspaceId);
-    if (input.recipient_id) query = query.where('recipient_id', '=', input.recipient_id);
-    if (input.status) query = query.where('status', '=', input.status as NotificationsTable['status']);
-    if (input.event_type) query = query.where('event_type', '=', input.event_type);
-    if (input.source_type) query = query.where('source_type', '=', input.source_type);
-    if (input.source_id) query = query.where('source_id', '=', input.source_id);
-    const page = await fetchPage(query, pageRequest('list_notifications', input));
-    return { body: listBody('notifications', { ...page, items: page.items.map(toNotification) }) };
+    const page = await notificationsPage(ctx.db, ctx.workspaceId, input, pageRequest('list_notifications', input));
+    return { body: listBody('notifications', page) };
   },
 });
 
@@ -127,7 +127,7 @@ export const updateNotification = defineOperation({
     ctx.audit({ targetType: 'notification', targetId: row.id, changedFields: changed });
     if (changed.length === 0) return { body: { notification: toNotification(row) } };
     const set = { ...changes, updated_at: ctx.now };
-    await ctx.db.updateTable('notifications').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updateNotificationRow(ctx.db, ctx.workspaceId, row.id, set);
     const notification = toNotification({ ...row, ...set });
     ctx.emit({ name: 'notification.updated', targetType: 'notification', targetId: row.id, data: notification });
     return { body: { notification } };

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { diffFields } from '../../core/changes.ts';
+import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { findRow, toPreference } from './notification-store.ts';
+import { insertPreference, preferenceByKey, preferencesPage, updatePreferenceRow } from './settings-store.ts';
 import { channel, recipientId } from './notifications.ts';
 import type { NotificationPreferencesTable } from './notifications-tables.ts';
 import { NotificationPreferenceSchema } from './notification-schemas.ts';
@@ -48,13 +49,8 @@ export const listPreferences = defineOperation({
   rest: { method: 'GET', path: '/v1/notifications/preferences' },
   responseKey: 'preferences',
   handler: async (ctx, input) => {
-    let query = ctx.db.selectFrom('notification_preferences').selectAll().where('workspace_id', '=', ctx.workspaceId);
-    if (input.recipient_id) query = query.where('recipient_key', '=', input.recipient_id);
-    if (input.workspace_default) query = query.where('recipient_key', '=', '*');
-    if (input.channel) query = query.where('channel', '=', input.channel);
-    if (input.event_type) query = query.where('event_type', '=', input.event_type);
-    const page = await fetchPage(query, pageRequest('list_notification_preferences', input));
-    return { body: listBody('preferences', { ...page, items: page.items.map(toPreference) }) };
+    const page = await preferencesPage(ctx.db, ctx.workspaceId, input, pageRequest('list_notification_preferences', input));
+    return { body: listBody('preferences', page) };
   },
 });
 
@@ -80,24 +76,22 @@ export const upsertPreference = defineOperation({
   upsert: true,
   handler: async (ctx, input) => {
     const key = { recipient_key: input.recipient_id ?? '*', channel: input.channel, event_type: input.event_type ?? '*' };
-    const existing = await ctx.db
-      .selectFrom('notification_preferences')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('recipient_key', '=', key.recipient_key)
-      .where('channel', '=', key.channel)
-      .where('event_type', '=', key.event_type)
-      .executeTakeFirst();
-    const row: NotificationPreferencesTable = existing
-      ? { ...existing, enabled: input.enabled ? 1 : 0, updated_at: ctx.now }
-      : { workspace_id: ctx.workspaceId, id: newId('npref'), ...key, enabled: input.enabled ? 1 : 0, created_at: ctx.now, updated_at: ctx.now };
+    const existing = await preferenceByKey(ctx.db, ctx.workspaceId, key);
+    const enabled = input.enabled ? 1 : 0;
     if (existing) {
-      await ctx.db.updateTable('notification_preferences').set({ enabled: row.enabled, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
-    } else {
-      await ctx.db.insertInto('notification_preferences').values(row).execute();
+      const { changes, changed } = diffFields(existing, { enabled }, ['enabled']);
+      ctx.audit({ targetType: 'notification_preference', targetId: existing.id, action: 'update', changedFields: changed });
+      if (changed.length === 0) return { body: { preference: toPreference(existing) } };
+      await updatePreferenceRow(ctx.db, ctx.workspaceId, existing.id, { ...changes, updated_at: ctx.now });
+    }
+    const row: NotificationPreferencesTable = existing
+      ? { ...existing, enabled, updated_at: ctx.now }
+      : { workspace_id: ctx.workspaceId, id: newId('npref'), ...key, enabled, created_at: ctx.now, updated_at: ctx.now };
+    if (!existing) {
+      await insertPreference(ctx.db, row);
+      ctx.audit({ targetType: 'notification_preference', targetId: row.id, action: 'create', changedFields: inputFields(input) });
     }
     const preference = toPreference(row);
-    ctx.audit({ targetType: 'notification_preference', targetId: row.id, action: existing ? 'update' : 'create', changedFields: ['enabled'] });
     ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
     return { body: { preference }, ...(existing ? {} : { status: 201 }) };
   },
@@ -127,7 +121,7 @@ export const patchPreference = defineOperation({
     ctx.audit({ targetType: 'notification_preference', targetId: row.id, changedFields: changed });
     if (changed.length === 0) return { body: { preference: toPreference(row) } };
     const set = { ...changes, updated_at: ctx.now };
-    await ctx.db.updateTable('notification_preferences').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updatePreferenceRow(ctx.db, ctx.workspaceId, row.id, set);
     const preference = toPreference({ ...row, ...set });
     ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
     return { body: { preference } };

@@ -4,10 +4,12 @@ import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { findEventTypeByKey } from '../integrations/integrations-store.ts';
 import { CHANNELS, findRow, toRule } from './notification-store.ts';
+import { insertRule, rulesPage, updateRuleRow } from './settings-store.ts';
 import { channels, recipientId } from './notifications.ts';
 import type { NotificationRulesTable } from './notifications-tables.ts';
 import { NotificationRuleSchema } from './notification-schemas.ts';
@@ -49,12 +51,7 @@ async function checkEventType(ctx: OperationContext, eventType: string): Promise
     throw validationFailed([{ field: 'event_type', message: 'cannot be a notification event (a rule must not trigger itself)' }]);
   }
   if (ctx.eventTypes.has(eventType)) return;
-  const custom = await ctx.db
-    .selectFrom('integration_event_types')
-    .select('id')
-    .where('workspace_id', '=', ctx.workspaceId)
-    .where('key', '=', eventType)
-    .executeTakeFirst();
+  const custom = await findEventTypeByKey(ctx.db, ctx.workspaceId, eventType);
   if (!custom) throw validationFailed([{ field: 'event_type', message: 'is not in the event catalogue (list_integration_event_types)' }]);
 }
 
@@ -75,11 +72,8 @@ export const listRules = defineOperation({
   rest: { method: 'GET', path: '/v1/notifications/rules' },
   responseKey: 'rules',
   handler: async (ctx, input) => {
-    let query = ctx.db.selectFrom('notification_rules').selectAll().where('workspace_id', '=', ctx.workspaceId);
-    if (input.event_type) query = query.where('event_type', '=', input.event_type);
-    if (input.status) query = query.where('status', '=', input.status);
-    const page = await fetchPage(query, pageRequest('list_notification_rules', input));
-    return { body: listBody('rules', { ...page, items: page.items.map(toRule) }) };
+    const page = await rulesPage(ctx.db, ctx.workspaceId, input, pageRequest('list_notification_rules', input));
+    return { body: listBody('rules', page) };
   },
 });
 
@@ -126,7 +120,7 @@ export const createRule = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('notification_rules').values(row).execute();
+    await insertRule(ctx.db, row);
     const rule = toRule(row);
     ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'notification_rule.created', targetType: 'notification_rule', targetId: row.id, data: rule });
@@ -186,7 +180,7 @@ export const updateRule = defineOperation({
     const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     checkRecipients(JSON.parse(next.recipient_ids), next.recipient_field);
     if (changed.length) {
-      await ctx.db.updateTable('notification_rules').set({ ...changes, updated_at: ctx.now }).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+      await updateRuleRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     const rule = toRule(next);
     ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: changed });

@@ -3,12 +3,18 @@ import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { fetchPage, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { newSigningSecret, openSecret, sealSecret } from '../integrations/secrets.ts';
 import { checkUrl } from '../integrations/webhook-endpoints.ts';
 import { findRow, toSubscription } from './notification-store.ts';
+import {
+  insertSubscription,
+  subscriptionsPage,
+  subscriptionWithEndpoint,
+  updateSubscriptionRow,
+} from './settings-store.ts';
 import { recipientId } from './notifications.ts';
 import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
 import { vapidKeys } from './push-delivery.ts';
@@ -63,12 +69,8 @@ export const listSubscriptions = defineOperation({
     }),
   ], { additionalProperties: false }),
   handler: async (ctx, input) => {
-    let query = ctx.db.selectFrom('notification_subscriptions').selectAll().where('workspace_id', '=', ctx.workspaceId);
-    if (input.recipient_id) query = query.where('recipient_id', '=', input.recipient_id);
-    if (input.channel) query = query.where('channel', '=', input.channel);
-    if (input.status) query = query.where('status', '=', input.status);
-    const page = await fetchPage(query, pageRequest('list_notification_subscriptions', input));
-    const body = listBody('subscriptions', { ...page, items: page.items.map(toSubscription) });
+    const request = pageRequest('list_notification_subscriptions', input);
+    const body = listBody('subscriptions', await subscriptionsPage(ctx.db, ctx.workspaceId, input, request));
     return { body: { ...body, vapid_public_key: (await vapidKeys(ctx.db)).publicKey } };
   },
 });
@@ -103,13 +105,7 @@ export const createSubscription = defineOperation({
     if (input.channel === 'web_push') checkKeys(input.keys);
     else if (input.keys) throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
     await checkUrl(ctx, input.endpoint, 'endpoint');
-    const existing = await ctx.db
-      .selectFrom('notification_subscriptions')
-      .select('id')
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('channel', '=', input.channel)
-      .where('endpoint', '=', input.endpoint)
-      .executeTakeFirst();
+    const existing = await subscriptionWithEndpoint(ctx.db, ctx.workspaceId, input.channel, input.endpoint);
     if (existing) throw validationFailed([{ field: 'endpoint', message: `is already subscribed (${existing.id})` }]);
     const secret = input.channel === 'webhook' ? newSigningSecret() : undefined;
     const row: NotificationSubscriptionsTable = {
@@ -127,7 +123,7 @@ export const createSubscription = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('notification_subscriptions').values(row).execute();
+    await insertSubscription(ctx.db, row);
     const subscription = toSubscription(row);
     ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'notification_subscription.created', targetType: 'notification_subscription', targetId: row.id, data: subscription });
@@ -166,7 +162,7 @@ export const updateSubscription = defineOperation({
     if (changed.length === 0) return { body: { subscription: toSubscription(row) } };
     const set: Partial<NotificationSubscriptionsTable> = { ...changes, updated_at: ctx.now };
     if (changes.status !== undefined) set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
-    await ctx.db.updateTable('notification_subscriptions').set(set).where('workspace_id', '=', ctx.workspaceId).where('id', '=', row.id).execute();
+    await updateSubscriptionRow(ctx.db, ctx.workspaceId, row.id, set);
     const subscription = toSubscription({ ...row, ...set });
     ctx.emit({ name: 'notification_subscription.updated', targetType: 'notification_subscription', targetId: row.id, data: subscription });
     return { body: { subscription } };

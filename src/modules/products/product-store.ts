@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   ProductReleasesTable,
@@ -53,6 +53,33 @@ export function toRoadmapItem(row: ProductRoadmapItemsTable): ProductRoadmapItem
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+export const insertProduct = (db: Kysely<DB>, row: ProductsTable) => insertRows(db, 'products', row);
+export const insertRelease = (db: Kysely<DB>, row: ProductReleasesTable) => insertRows(db, 'product_releases', row);
+export const insertRoadmapItem = (db: Kysely<DB>, row: ProductRoadmapItemsTable) =>
+  insertRows(db, 'product_roadmap_items', row);
+
+export function updateProductRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<ProductsTable>) {
+  return updateRow(db, 'products', workspaceId, id, changes);
+}
+
+export function updateReleaseRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProductReleasesTable>,
+) {
+  return updateRow(db, 'product_releases', workspaceId, id, changes);
+}
+
+export function updateRoadmapItemRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProductRoadmapItemsTable>,
+) {
+  return updateRow(db, 'product_roadmap_items', workspaceId, id, changes);
 }
 
 export function findProduct(db: Kysely<DB>, workspaceId: string, id: string) {

@@ -8,7 +8,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { findProduct, listProducts, toProduct } from './product-store.ts';
+import { findProduct, insertProduct, listProducts, toProduct, updateProductRow } from './product-store.ts';
 import type { ProductsTable } from './product-tables.ts';
 import { ProductSchema } from './product-schemas.ts';
 
@@ -67,7 +67,7 @@ export const createProduct = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('products').values(row).execute(), 'key', 'is already used by another product');
+    await uniquely(() => insertProduct(ctx.db, row), 'key', 'is already used by another product');
     const product = toProduct(row);
     ctx.audit({ targetType: 'product', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'product.created', targetType: 'product', targetId: row.id, data: product });
@@ -129,12 +129,7 @@ export const updateProduct = defineOperation({
     const { changes, changed } = diffFields(row, input, UPDATABLE);
     const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     if (changed.length) {
-      await ctx.db
-        .updateTable('products')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
+      await updateProductRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     const product = toProduct(next);
     ctx.audit({ targetType: 'product', targetId: row.id, changedFields: changed });

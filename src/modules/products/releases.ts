@@ -9,7 +9,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { findRelease, listReleases, toRelease } from './product-store.ts';
+import { findRelease, insertRelease, listReleases, toRelease, updateReleaseRow } from './product-store.ts';
 import type { ProductReleasesTable, ReleaseStatus } from './product-tables.ts';
 import { parseVersion, versionSortKey } from './version-key.ts';
 import { ProductReleaseSchema } from './product-schemas.ts';
@@ -115,7 +115,7 @@ export const createRelease = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await writeUnique(input.version, () => ctx.db.insertInto('product_releases').values(row).execute());
+    await writeUnique(input.version, () => insertRelease(ctx.db, row));
     const release = toRelease(row);
     ctx.audit({ targetType: 'product_release', targetId: row.id, changedFields: inputFields(input) });
     emitFor(ctx, undefined, release, true);
@@ -193,12 +193,7 @@ export const updateRelease = defineOperation({
     const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     if (changed.length) {
       await writeUnique(next.version, () =>
-        ctx.db
-          .updateTable('product_releases')
-          .set({ ...changes, updated_at: ctx.now })
-          .where('workspace_id', '=', ctx.workspaceId)
-          .where('id', '=', row.id)
-          .execute(),
+        updateReleaseRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now }),
       );
     }
     const release = toRelease(next);

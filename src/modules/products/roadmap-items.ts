@@ -9,7 +9,13 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { priority } from '../projects/task-schema.ts';
-import { findRoadmapItem, listRoadmapItems, toRoadmapItem } from './product-store.ts';
+import {
+  findRoadmapItem,
+  insertRoadmapItem,
+  listRoadmapItems,
+  toRoadmapItem,
+  updateRoadmapItemRow,
+} from './product-store.ts';
 import type { ProductRoadmapItemsTable } from './product-tables.ts';
 import { ProductRoadmapItemSchema } from './product-schemas.ts';
 
@@ -134,7 +140,7 @@ export const createRoadmapItem = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('product_roadmap_items').values(row).execute();
+    await insertRoadmapItem(ctx.db, row);
     const item = toRoadmapItem(row);
     ctx.audit({ targetType: 'product_roadmap_item', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({
@@ -226,12 +232,7 @@ export const updateRoadmapItem = defineOperation({
     const { changes, changed } = diffFields(row, { ...input, ...checked }, UPDATABLE);
     const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     if (changed.length) {
-      await ctx.db
-        .updateTable('product_roadmap_items')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
+      await updateRoadmapItemRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     const item = toRoadmapItem(next);
     ctx.audit({ targetType: 'product_roadmap_item', targetId: row.id, changedFields: changed });

@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { findBoard, listBoards, toBoard } from './project-store.ts';
+import { findBoard, insertBoard, listBoards, toBoard, updateBoardRow } from './project-store.ts';
 import type { ProjectBoardsTable } from './project-tables.ts';
 import { ProjectBoardSchema } from './project-schemas.ts';
 
@@ -55,7 +55,7 @@ export const createBoard = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('project_boards').values(row).execute();
+    await insertBoard(ctx.db, row);
     const board = toBoard(row);
     ctx.audit({ targetType: 'project_board', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'project_board.created', targetType: 'project_board', targetId: row.id, data: board });
@@ -112,12 +112,7 @@ export const updateBoard = defineOperation({
     const { changes, changed } = diffFields(row, input, UPDATABLE);
     const next = changed.length ? { ...row, ...changes, updated_at: ctx.now } : row;
     if (changed.length) {
-      await ctx.db
-        .updateTable('project_boards')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
+      await updateBoardRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     const board = toBoard(next);
     ctx.audit({ targetType: 'project_board', targetId: row.id, changedFields: changed });

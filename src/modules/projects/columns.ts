@@ -8,7 +8,7 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { moveColumn, openColumnSlot } from './placement.ts';
-import { findBoard, findColumn, listColumns, toColumn } from './project-store.ts';
+import { findBoard, findColumn, insertColumn, listColumns, toColumn, updateColumnRow } from './project-store.ts';
 import type { ProjectBoardColumnsTable } from './project-tables.ts';
 import { taskStatus } from './task-schema.ts';
 import { ProjectBoardColumnSchema } from './project-schemas.ts';
@@ -76,7 +76,7 @@ export const createColumn = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('project_board_columns').values(row).execute();
+    await insertColumn(ctx.db, row);
     const column = toColumn(row);
     ctx.audit({ targetType: 'project_board_column', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({
@@ -152,12 +152,7 @@ export const updateColumn = defineOperation({
       }
     }
     if (changed.length) {
-      await ctx.db
-        .updateTable('project_board_columns')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', found.id)
-        .execute();
+      await updateColumnRow(ctx.db, ctx.workspaceId, found.id, { ...changes, updated_at: ctx.now });
     }
     // Read back: task_count may have changed since the first read.
     const column = toColumn((await findColumn(ctx.db, ctx.workspaceId, found.id))!);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
   ProjectBoardColumnsTable,
@@ -55,6 +56,98 @@ export function toColumn(row: ProjectBoardColumnsTable): ProjectBoardColumn {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+export const insertProject = (db: Kysely<DB>, row: ProjectsTable) => insertRows(db, 'projects', row);
+export const insertBoard = (db: Kysely<DB>, row: ProjectBoardsTable) => insertRows(db, 'project_boards', row);
+export const insertColumn = (db: Kysely<DB>, row: ProjectBoardColumnsTable) =>
+  insertRows(db, 'project_board_columns', row);
+
+export function updateProjectRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<ProjectsTable>) {
+  return updateRow(db, 'projects', workspaceId, id, changes);
+}
+
+export function updateBoardRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<ProjectBoardsTable>) {
+  return updateRow(db, 'project_boards', workspaceId, id, changes);
+}
+
+export function updateColumnRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProjectBoardColumnsTable>,
+) {
+  return updateRow(db, 'project_board_columns', workspaceId, id, changes);
+}
+
+/** PostgreSQL: locks the project's row until the transaction ends (see placement.ts). SQLite needs none. */
+export async function lockProjectRow(db: Kysely<DB>, dialect: Dialect, workspaceId: string, projectId: string) {
+  if (dialect !== 'postgres') return;
+  await db
+    .selectFrom('projects')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', projectId)
+    .forUpdate()
+    .execute();
+}
+
+export async function columnsByIds(db: Kysely<DB>, workspaceId: string, ids: string[]) {
+  if (!ids.length) return [];
+  return db
+    .selectFrom('project_board_columns')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** The board's first column (lowest position), if it has one. */
+export function firstColumn(db: Kysely<DB>, workspaceId: string, boardId: string) {
+  return db
+    .selectFrom('project_board_columns')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('board_id', '=', boardId)
+    .orderBy('position')
+    .executeTakeFirst();
+}
+
+export async function columnCount(db: Kysely<DB>, workspaceId: string, boardId: string): Promise<number> {
+  const row = await db
+    .selectFrom('project_board_columns')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('board_id', '=', boardId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Moves the board's columns at positions from..to by one place. */
+export async function shiftColumns(
+  db: Kysely<DB>,
+  workspaceId: string,
+  boardId: string,
+  range: { from: number; to: number },
+  by: 1 | -1,
+) {
+  await db
+    .updateTable('project_board_columns')
+    .set((eb) => ({ position: eb('position', '+', by) }))
+    .where('workspace_id', '=', workspaceId)
+    .where('board_id', '=', boardId)
+    .where('position', '>=', range.from)
+    .where('position', '<=', range.to)
+    .execute();
+}
+
+export async function addToTaskCount(db: Kysely<DB>, workspaceId: string, columnId: string, by: 1 | -1) {
+  await db
+    .updateTable('project_board_columns')
+    .set((eb) => ({ task_count: eb('task_count', '+', by) }))
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', columnId)
+    .execute();
 }
 
 export function findProject(db: Kysely<DB>, workspaceId: string, id: string) {

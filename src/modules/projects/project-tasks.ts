@@ -8,10 +8,10 @@ import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagin
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { openTaskSlot, readColumns } from './placement.ts';
-import { findBoard, findColumn } from './project-store.ts';
+import { findBoard, findColumn, firstColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
-import { listProjectTasks, nextTaskNumber, type TaskFilters, toProjectTask } from './task-store.ts';
+import { insertProjectTask, listProjectTasks, nextTaskNumber, type TaskFilters, toProjectTask } from './task-store.ts';
 import { ProjectTaskSchema } from './project-schemas.ts';
 
 export const projectTaskRecord = defineRecordType({
@@ -55,13 +55,7 @@ export async function resolveColumn(
   if (board.project_id !== projectId) {
     throw validationFailed([{ field: 'board_id', message: 'is a board of another project' }]);
   }
-  const first = await ctx.db
-    .selectFrom('project_board_columns')
-    .selectAll()
-    .where('workspace_id', '=', ctx.workspaceId)
-    .where('board_id', '=', board.id)
-    .orderBy('position')
-    .executeTakeFirst();
+  const first = await firstColumn(ctx.db, ctx.workspaceId, board.id);
   if (!first) throw validationFailed([{ field: 'board_id', message: 'has no columns; add one first' }]);
   return first;
 }
@@ -134,7 +128,7 @@ export const createProjectTask = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('project_tasks').values(row).execute();
+    await insertProjectTask(ctx.db, row);
     const task = toProjectTask(row);
     ctx.audit({ targetType: 'project_task', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'project_task.created', targetType: 'project_task', targetId: row.id, data: task });

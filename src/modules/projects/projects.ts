@@ -9,7 +9,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { findProject, listProjects, toProject } from './project-store.ts';
+import { findProject, insertProject, listProjects, toProject, updateProjectRow } from './project-store.ts';
 import type { ProjectsTable } from './project-tables.ts';
 import { ProjectSchema } from './project-schemas.ts';
 
@@ -90,7 +90,7 @@ export const createProject = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => ctx.db.insertInto('projects').values(row).execute(), 'key', `is already used by another project (${input.key})`);
+    await uniquely(() => insertProject(ctx.db, row), 'key', `is already used by another project (${input.key})`);
     const project = toProject(row);
     ctx.audit({ targetType: 'project', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'project.created', targetType: 'project', targetId: row.id, data: project });
@@ -162,12 +162,7 @@ async function changeProject(ctx: OperationContext, input: Record<string, unknow
   const next = { ...row, ...changes, updated_at: ctx.now };
   checkDates(next.start_date, next.target_date);
   if (changed.length) {
-    await ctx.db
-      .updateTable('projects')
-      .set({ ...changes, updated_at: ctx.now })
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('id', '=', row.id)
-      .execute();
+    await updateProjectRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
   }
   const project = toProject(changed.length ? next : row);
   ctx.audit({ targetType: 'project', targetId: row.id, changedFields: changed });

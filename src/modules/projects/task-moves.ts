@@ -9,7 +9,7 @@ import { closeTaskSlot, lockProject, openTaskSlot, readColumns, readTask, reorde
 import type { ProjectTasksTable } from './project-tables.ts';
 import { resolveColumn } from './project-tasks.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
-import { toProjectTask } from './task-store.ts';
+import { toProjectTask, updateProjectTaskRow } from './task-store.ts';
 
 const FIELDS = ['title', 'description', 'status', 'priority', 'estimate', 'assignee_id', 'due_at'] as const;
 const PLACEMENT = ['board_id', 'column_id', 'position'] as const;
@@ -137,12 +137,7 @@ export const updateProjectTask = defineOperation({
     const next: ProjectTasksTable = { ...task, ...changes, ...moved.placement };
     if (changed.length || placementChanged.length) {
       next.updated_at = ctx.now;
-      await ctx.db
-        .updateTable('project_tasks')
-        .set({ ...changes, ...moved.placement, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', task.id)
-        .execute();
+      await updateProjectTaskRow(ctx.db, ctx.workspaceId, task.id, { ...changes, ...moved.placement, updated_at: ctx.now });
     }
     const projectTask = toProjectTask(next);
     ctx.audit({

@@ -7,6 +7,7 @@ import {
   matchesText,
   type PageRequest,
 } from '../../core/pagination.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Priority, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 import type { ProjectTask } from './project-schemas.ts';
@@ -90,4 +91,36 @@ export async function listProjectTasks(
       ])
     : await fetchPage(query, page);
   return { ...result, items: result.items.map(toProjectTask) };
+}
+
+export const findProjectTask = (db: Kysely<DB>, workspaceId: string, id: string) =>
+  findRow(db, 'project_tasks', workspaceId, id);
+
+export const insertProjectTask = (db: Kysely<DB>, row: ProjectTasksTable) => insertRows(db, 'project_tasks', row);
+
+export function updateProjectTaskRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProjectTasksTable>,
+) {
+  return updateRow(db, 'project_tasks', workspaceId, id, changes);
+}
+
+/** Moves the column's tasks at positions from..to (to null: to the end) by one place. */
+export async function shiftTasks(
+  db: Kysely<DB>,
+  workspaceId: string,
+  columnId: string,
+  range: { from: number; to: number | null },
+  by: 1 | -1,
+) {
+  let query = db
+    .updateTable('project_tasks')
+    .set((eb) => ({ position: eb('position', '+', by) }))
+    .where('workspace_id', '=', workspaceId)
+    .where('column_id', '=', columnId)
+    .where('position', '>=', range.from);
+  if (range.to !== null) query = query.where('position', '<=', range.to);
+  await query.execute();
 }

@@ -9,7 +9,18 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { clocksAfterMessage } from './sla.ts';
-import { findQueue, findTicket, listComments, listMessages, toComment, toMessage, toTicket } from './support-store.ts';
+import {
+  findQueue,
+  findTicket,
+  insertComment,
+  insertMessage,
+  listComments,
+  listMessages,
+  toComment,
+  toMessage,
+  toTicket,
+  updateTicketRow,
+} from './support-store.ts';
 import type { SupportTicketCommentsTable, SupportTicketMessagesTable, SupportTicketsTable } from './support-tables.ts';
 import { emitTicketChange, statusChanges, ticketId } from './tickets.ts';
 import { MessageAddedSchema, SupportTicketCommentSchema, SupportTicketMessageSchema } from './support-schemas.ts';
@@ -96,7 +107,7 @@ export const addSupportTicketMessage = defineOperation({
       author_email: author.email?.toLowerCase() ?? (inbound ? ticket.requester_email : null),
       created_at: ctx.now,
     };
-    await ctx.db.insertInto('support_ticket_messages').values(row).execute();
+    await insertMessage(ctx.db, row);
 
     const queue = await findQueue(ctx.db, ctx.workspaceId, ticket.queue_id);
     const changes: Partial<SupportTicketsTable> = clocksAfterMessage(
@@ -109,12 +120,7 @@ export const addSupportTicketMessage = defineOperation({
     if (inbound && (ticket.status === 'pending' || ticket.status === 'solved')) {
       Object.assign(changes, statusChanges(ticket, 'open', ctx.now));
     }
-    await ctx.db
-      .updateTable('support_tickets')
-      .set({ ...changes, updated_at: ctx.now })
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('id', '=', ticket.id)
-      .execute();
+    await updateTicketRow(ctx.db, ctx.workspaceId, ticket.id, { ...changes, updated_at: ctx.now });
     const message = toMessage(row);
     const updated = emitTicketChange(ctx, { ...ticket, ...changes, updated_at: ctx.now }, ticket.status, false);
     ctx.audit({ targetType: 'support_ticket_message', targetId: message.id, changedFields: inputFields(input) });
@@ -191,7 +197,7 @@ export const addSupportTicketComment = defineOperation({
       author_name: input.author?.name ?? ctx.actor.name,
       created_at: ctx.now,
     };
-    await ctx.db.insertInto('support_ticket_comments').values(row).execute();
+    await insertComment(ctx.db, row);
     const comment = toComment(row);
     ctx.audit({ targetType: 'support_ticket_comment', targetId: comment.id, changedFields: inputFields(input) });
     ctx.emit({

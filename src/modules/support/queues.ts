@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
-import { findQueueByKey, listQueues, toQueue } from './support-store.ts';
+import { findQueueByKey, insertQueue, listQueues, toQueue } from './support-store.ts';
 import { SupportQueueSchema } from './support-schemas.ts';
 
 export const queueRecord = defineRecordType({
@@ -72,7 +72,7 @@ export const createSupportQueue = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     } as const;
-    await uniquely(() => ctx.db.insertInto('support_queues').values(row).execute(), 'key', 'is already used by another queue');
+    await uniquely(() => insertQueue(ctx.db, row), 'key', 'is already used by another queue');
     const queue = toQueue(row);
     ctx.audit({ targetType: 'support_queue', targetId: queue.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'support_queue.created', targetType: 'support_queue', targetId: queue.id, data: queue });

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { fetchKeysetPage, fetchPage, type KeysetColumn, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { Dialect } from '../../db/database.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { slaBlock, slaBreachedAt } from './sla.ts';
 import type {
@@ -89,6 +89,17 @@ export function toComment(row: SupportTicketCommentsTable): SupportTicketComment
 export function customFieldEquals(dialect: Dialect, key: string, value: string) {
   if (dialect === 'postgres') return sql<boolean>`(custom_fields::jsonb ->> ${key}) = ${value}`;
   return sql<boolean>`exists (select 1 from json_each(custom_fields) where json_each.key = ${key} and (case json_each.type when 'true' then 'true' when 'false' then 'false' else cast(json_each.value as text) end) = ${value})`;
+}
+
+export const insertQueue = (db: Kysely<DB>, row: SupportQueuesTable) => insertRows(db, 'support_queues', row);
+export const insertTicket = (db: Kysely<DB>, row: SupportTicketsTable) => insertRows(db, 'support_tickets', row);
+export const insertMessage = (db: Kysely<DB>, row: SupportTicketMessagesTable) =>
+  insertRows(db, 'support_ticket_messages', row);
+export const insertComment = (db: Kysely<DB>, row: SupportTicketCommentsTable) =>
+  insertRows(db, 'support_ticket_comments', row);
+
+export function updateTicketRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<SupportTicketsTable>) {
+  return updateRow(db, 'support_tickets', workspaceId, id, changes);
 }
 
 export function findQueue(db: Kysely<DB>, workspaceId: string, id: string) {

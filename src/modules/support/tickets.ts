@@ -9,7 +9,7 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { priority } from './queues.ts';
 import { initialDueTimes } from './sla.ts';
-import { findQueue, findTicket, listTickets, toTicket } from './support-store.ts';
+import { findQueue, findTicket, insertTicket, listTickets, toTicket, updateTicketRow } from './support-store.ts';
 import type { SupportTicketsTable, TicketStatus } from './support-tables.ts';
 import { SupportTicketSchema } from './support-schemas.ts';
 
@@ -124,7 +124,7 @@ export const createSupportTicket = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await ctx.db.insertInto('support_tickets').values(row).execute();
+    await insertTicket(ctx.db, row);
     const ticket = toTicket(row, ctx);
     ctx.audit({ targetType: 'support_ticket', targetId: ticket.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'ticket.created', targetType: 'support_ticket', targetId: ticket.id, data: ticket });
@@ -230,12 +230,7 @@ export const updateSupportTicket = defineOperation({
     const { changes, changed } = diffFields(row, proposed, [...UPDATABLE, 'resolved_at', 'closed_at']);
     const next = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
     if (changed.length) {
-      await ctx.db
-        .updateTable('support_tickets')
-        .set({ ...changes, updated_at: ctx.now })
-        .where('workspace_id', '=', ctx.workspaceId)
-        .where('id', '=', row.id)
-        .execute();
+      await updateTicketRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });
     }
     ctx.audit({ targetType: 'support_ticket', targetId: row.id, changedFields: changed });
     const otherChanges = changed.some((field) => !['status', 'resolved_at', 'closed_at'].includes(field));
