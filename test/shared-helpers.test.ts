@@ -28,6 +28,15 @@ describe('shared helpers', () => {
     expect(invoices.body.error.field_errors).toEqual([
       { field: 'status', message: 'must be one of: draft, sent, partially_paid, paid, void' },
     ]);
+    const lists: [string, string][] = [
+      ['/v1/tasks?status=bogus', 'open, completed, canceled'],
+      ['/v1/projects?status=bogus', 'planned, active, on_hold, completed, archived'],
+      ['/v1/webhooks?status=bogus', 'active, disabled'],
+    ];
+    for (const [url, values] of lists) {
+      const listed = await call('GET', url);
+      expect(listed.body.error.field_errors, url).toEqual([{ field: 'status', message: `must be one of: ${values}` }]);
+    }
   });
 
   it('a new record stores its map without null values, in support as in CRM', async () => {

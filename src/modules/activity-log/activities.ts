@@ -6,6 +6,7 @@ import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagin
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { insertActivity, searchActivities, toActivity } from './activity-store.ts';
 import { ActivitySchema } from './activity-schemas.ts';
 
@@ -20,13 +21,7 @@ export const activityRecord = defineRecordType({
   toResource: toActivity,
 });
 
-const activityType = Type.Union([
-  Type.Literal('note'),
-  Type.Literal('call'),
-  Type.Literal('email'),
-  Type.Literal('meeting'),
-  Type.Literal('agent_action'),
-]);
+const activityType = Enum(['note', 'call', 'email', 'meeting', 'agent_action'] as const);
 
 export const logActivity = defineOperation({
   name: 'log_activity',
@@ -45,13 +40,7 @@ export const logActivity = defineOperation({
     summary: Type.String({ minLength: 1, maxLength: 1000 }),
     body: Type.Optional(Type.String({ maxLength: 100_000 })),
     related_resource_type: Type.Optional(
-      Type.Union([
-        Type.Literal('contact'),
-        Type.Literal('company'),
-        Type.Literal('deal'),
-        Type.Literal('task'),
-        Type.Literal('support_ticket'),
-      ]),
+      Enum(['contact', 'company', 'deal', 'task', 'support_ticket'] as const),
     ),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
     occurred_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; defaults to now.' })),

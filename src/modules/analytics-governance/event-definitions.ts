@@ -6,6 +6,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import {
   eventsByName,
   insertEventDefinition,
@@ -30,7 +31,7 @@ export const eventRecord = defineRecordType({
 
 export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
 export const app = Type.String({ minLength: 1, maxLength: 100, description: 'The developer-defined app key.' });
-const status = Type.Union([Type.Literal('active'), Type.Literal('deprecated')]);
+const status = Enum(['active', 'deprecated'] as const);
 
 export const defineEvent = defineOperation({
   name: 'define_event',

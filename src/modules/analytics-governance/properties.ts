@@ -5,6 +5,7 @@ import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { insertProperty, propertiesByName, toProperty, updatePropertyRow } from './governance-store.ts';
 import type { AnalyticsPropertiesTable, PropertyType } from './governance-tables.ts';
 import { compiled, typeSchema } from './property-schema.ts';
@@ -58,7 +59,7 @@ export const defineProperty = defineOperation({
       description: 'snake_case name, e.g. plan_tier.',
       examples: ['plan_tier'],
     }),
-    type: Type.Union(TYPES.map((t) => Type.Literal(t))),
+    type: Enum(TYPES),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     enum: Type.Optional(
       Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { minItems: 1, maxItems: 500, uniqueItems: true }),

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { app } from './event-definitions.ts';
 import {
   activePlan,
@@ -33,7 +34,7 @@ export const planRecord = defineRecordType({
 });
 
 const planId = Type.String({ minLength: 1, description: 'ID of the tracking plan (atp_...).' });
-const status = Type.Union([Type.Literal('draft'), Type.Literal('active')], {
+const status = Enum(['draft', 'active'] as const, {
   description: 'draft, or active (validate_event uses the app\'s active plan); archive with archive_tracking_plan.',
 });
 const events = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {

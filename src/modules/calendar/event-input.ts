@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { type FieldError, notFound, validationFailed } from '../../core/errors.ts';
 import { LATEST_INSTANT, Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { attendeeContacts } from './calendar-store.ts';
 import type { CalendarEventsTable } from './calendar-tables.ts';
 import { checkRule, normalizeRule, type Timing } from './recurrence.ts';
@@ -16,12 +17,9 @@ export const attendeeSchema = Strict({
   ),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   response: Type.Optional(
-    Type.Union(
-      ['needs_action', 'accepted', 'declined', 'tentative'].map((s) => Type.Literal(s)),
-      {
-        description: 'needs_action (default), accepted, declined or tentative.',
-      },
-    ),
+    Enum(['needs_action', 'accepted', 'declined', 'tentative'] as const, {
+      description: 'needs_action (default), accepted, declined or tentative.',
+    }),
   ),
 });
 export type AttendeeInput = Static<typeof attendeeSchema>;

@@ -1,16 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { Enum } from '../../core/resource-schema.ts';
 import { attendeeSchema } from './event-input.ts';
 
-export const eventStatus = Type.Union(
-  ['confirmed', 'tentative', 'canceled'].map((s) => Type.Literal(s)),
-  {
-    description: 'confirmed (default), tentative or canceled.',
-  },
-);
-export const relatedType = Type.Union(
-  ['contact', 'company', 'deal', 'support_ticket', 'project_task'].map((s) => Type.Literal(s)),
-  { description: 'Type of the related record; send with related_resource_id.' },
-);
+export const eventStatus = Enum(['confirmed', 'tentative', 'canceled'] as const, {
+  description: 'confirmed (default), tentative or canceled.',
+});
+export const relatedType = Enum(['contact', 'company', 'deal', 'support_ticket', 'project_task'] as const, {
+  description: 'Type of the related record; send with related_resource_id.',
+});
 const date = (description: string) => Type.String({ format: 'date', description });
 
 export const eventFields = {

@@ -4,6 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { FieldError } from '../../core/errors.ts';
 import { compileSchema, Strict, toFieldErrors } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import type { DB } from '../../db/tables.ts';
 import { entryIdsIn, liveAssetIdsIn } from './cms-store.ts';
 
@@ -13,10 +14,9 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export const fieldDefinitionInput = Strict(
   {
     key: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$', description: 'Field key in entry.fields.' }),
-    type: Type.Union(
-      FIELD_TYPES.map((t) => Type.Literal(t)),
-      { description: 'reference: ID of a CMS entry; asset: ID of an asset; date: YYYY-MM-DD or an ISO 8601 date-time.' },
-    ),
+    type: Enum(FIELD_TYPES, {
+      description: 'reference: ID of a CMS entry; asset: ID of an asset; date: YYYY-MM-DD or an ISO 8601 date-time.',
+    }),
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     required: Type.Optional(Type.Boolean({ description: 'Entries must carry a value (default false).' })),
     list: Type.Optional(Type.Boolean({ description: 'The value is an array of the type (default false).' })),

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { customFieldsInput } from './crm-shared.ts';
 import type { DealStagesTable } from './crm-tables.ts';
 import { BUILT_IN_KEYS, defaultPosition, findStageByKey, insertDealStage, listStages, toStage } from './deal-store.ts';
@@ -24,7 +25,7 @@ export const dealStageRecord = defineRecordType({
   toResource: toStage,
 });
 
-export const stageKindInput = Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')], {
+export const stageKindInput = Enum(['open', 'won', 'lost'] as const, {
   description: 'open while the deal is being worked; won and lost close it (deals get closed_at).',
 });
 

@@ -10,6 +10,7 @@ import { MapOf, Strict } from '../../core/schema.ts';
 import { customEventTypesAfter, findEventTypeByKey, insertEventType, toEventType } from './integrations-store.ts';
 import { BuiltinEventTypeSchema, IntegrationEventTypeSchema } from './integration-schemas.ts';
 import { pageBody } from '../../core/response-schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 
 export const eventTypeRecord = defineRecordType({
   type: 'integration_event_type',
@@ -41,7 +42,7 @@ export const listEventTypes = defineOperation({
     'JSON Schema of its data) plus the custom types this workspace registered (source custom). Filter by ' +
     'source or a text query over key and description; paginate with cursor.',
   input: Strict({
-    source: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('custom')])),
+    source: Type.Optional(Enum(['builtin', 'custom'] as const)),
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text in the key or description.' })),
     ...pageInput,
   }),

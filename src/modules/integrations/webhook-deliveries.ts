@@ -8,6 +8,7 @@ import { attemptDelivery, eventBody } from './delivery-worker.ts';
 import { findEndpoint, insertDelivery, listEndpointDeliveries, loadDelivery, toDelivery } from './integrations-store.ts';
 import type { WebhookDeliveriesTable } from './integrations-tables.ts';
 import { oneRecordBody, pageBody } from '../../core/response-schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { WebhookDeliverySchema } from './integration-schemas.ts';
 
 const webhookId = Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' });
@@ -27,7 +28,7 @@ export const listDeliveries = defineOperation({
   input: Strict({
     webhook_id: webhookId,
     status: Type.Optional(
-      Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('canceled')]),
+      Enum(['pending', 'succeeded', 'failed', 'canceled'] as const),
     ),
     event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     ...pageInput,

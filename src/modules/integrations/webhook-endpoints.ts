@@ -9,6 +9,7 @@ import { checkOutboundUrl, OutboundRefused, outboundPolicy } from '../../core/ou
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import {
   customEventTypeKeys,
   findEndpoint,
@@ -35,7 +36,7 @@ export const endpointRecord = defineRecordType({
 });
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
+const status = Enum(['active', 'disabled'] as const);
 const url = Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'http(s) URL that receives the POSTs.' });
 const eventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,

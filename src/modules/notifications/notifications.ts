@@ -5,6 +5,7 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import {
   CHANNELS,
   findRow,
@@ -26,10 +27,10 @@ export const notificationRecord = defineRecordType({
   toResource: toNotification,
 });
 
-export const channel = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+export const channel = Enum(CHANNELS);
 export const channels = Type.Array(channel, { minItems: 1, maxItems: 3, uniqueItems: true });
 export const recipientId = Type.String({ minLength: 1, maxLength: 255, description: 'The user or agent ID that receives it.' });
-const status = Type.Union(['pending', 'delivered', 'suppressed', 'read', 'archived'].map((s) => Type.Literal(s)));
+const status = Enum(['pending', 'delivered', 'suppressed', 'read', 'archived'] as const);
 
 export const createNotification = defineOperation({
   name: 'create_notification',
@@ -107,7 +108,7 @@ export const updateNotification = defineOperation({
     'is kept). Sending the current status again changes nothing. Emits notification.updated.',
   input: Strict({
     notification_id: Type.String({ minLength: 1, description: 'ID of the notification (ntf_...).' }),
-    status: Type.Union([Type.Literal('read'), Type.Literal('archived')]),
+    status: Enum(['read', 'archived'] as const),
   }),
   rest: { method: 'PATCH', path: '/v1/notifications/{notification_id}' },
   responseKey: 'notification',

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { findEventTypeByKey } from '../integrations/integrations-store.ts';
 import { CHANNELS, findRow, toRule } from './notification-store.ts';
 import { insertRule, rulesPage, updateRuleRow } from './settings-store.ts';
@@ -43,7 +44,7 @@ const fields = {
   channels,
   title: Type.String({ minLength: 1, maxLength: 500, description: 'Template: {{path}} inserts a value of the event data.' }),
   body: Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
+  status: Enum(['active', 'disabled'] as const),
 };
 
 async function checkEventType(ctx: OperationContext, eventType: string): Promise<void> {

@@ -20,6 +20,7 @@ import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
 import { vapidKeys } from './push-delivery.ts';
 import { NewNotificationSubscriptionSchema, NotificationSubscriptionSchema } from './notification-schemas.ts';
 import { pageBody } from '../../core/response-schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 
 export const subscriptionRecord = defineRecordType({
   type: 'notification_subscription',
@@ -32,8 +33,8 @@ export const subscriptionRecord = defineRecordType({
   toResource: toSubscription,
 });
 
-const subscriptionChannel = Type.Union([Type.Literal('web_push'), Type.Literal('webhook')]);
-const status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
+const subscriptionChannel = Enum(['web_push', 'webhook'] as const);
+const status = Enum(['active', 'disabled'] as const);
 const keys = Strict(
   {
     p256dh: Type.String({ minLength: 1, maxLength: 200, description: 'The browser\'s P-256 public key (base64url).' }),

@@ -3,7 +3,7 @@ import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
@@ -23,12 +23,9 @@ export const productRecord = defineRecordType({
   toResource: toProduct,
 });
 
-const productStatus = Type.Union(
-  ['active', 'sunset', 'archived'].map((s) => Type.Literal(s)),
-  {
-    description: 'active (default), sunset or archived; any status may follow any other.',
-  },
-);
+const productStatus = Enum(['active', 'sunset', 'archived'] as const, {
+  description: 'active (default), sunset or archived; any status may follow any other.',
+});
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });
 

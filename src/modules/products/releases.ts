@@ -4,7 +4,7 @@ import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
@@ -25,14 +25,11 @@ export const releaseRecord = defineRecordType({
   toResource: toRelease,
 });
 
-const releaseStatus = Type.Union(
-  ['planned', 'in_progress', 'released', 'canceled'].map((s) => Type.Literal(s)),
-  {
-    description:
-      'planned (default), in_progress, released or canceled. Becoming released sets released_at; leaving ' +
-      'released clears it.',
-  },
-);
+const releaseStatus = Enum(['planned', 'in_progress', 'released', 'canceled'] as const, {
+  description:
+    'planned (default), in_progress, released or canceled. Becoming released sets released_at; leaving ' +
+    'released clears it.',
+});
 // semver.org's own expression for a version (no leading v); the server also checks it with semver.
 const SEMVER =
   '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)' +

@@ -3,7 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
@@ -30,13 +30,9 @@ export const roadmapItemRecord = defineRecordType({
   toResource: toRoadmapItem,
 });
 
-const itemStatus = Type.Union(
-  ['idea', 'planned', 'in_progress', 'shipped', 'canceled'].map((s) => Type.Literal(s)),
-  {
-    description:
-      'idea (default), planned, in_progress, shipped or canceled; any status may follow any other.',
-  },
-);
+const itemStatus = Enum(['idea', 'planned', 'in_progress', 'shipped', 'canceled'] as const, {
+  description: 'idea (default), planned, in_progress, shipped or canceled; any status may follow any other.',
+});
 const title = Type.String({ minLength: 1, maxLength: 500 });
 const description = Type.String({ maxLength: 20_000 });
 const links = {

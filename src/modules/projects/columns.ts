@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
@@ -10,7 +10,7 @@ import { Strict } from '../../core/schema.ts';
 import { moveColumn, openColumnSlot } from './placement.ts';
 import { findBoard, findColumn, insertColumn, listColumns, toColumn, updateColumnRow } from './project-store.ts';
 import type { ProjectBoardColumnsTable } from './project-tables.ts';
-import { taskStatus } from './task-schema.ts';
+import { TASK_STATUSES } from './task-schema.ts';
 import { ProjectBoardColumnSchema } from './project-schemas.ts';
 
 export const columnRecord = defineRecordType({
@@ -34,7 +34,7 @@ const wipLimit = Type.Integer({
   maximum: 10_000,
   description: 'Work-in-progress limit: reported as over_wip_limit when exceeded, never enforced.',
 });
-const columnTaskStatus = Type.Union(taskStatus.anyOf, {
+const columnTaskStatus = Enum(TASK_STATUSES, {
   description: 'Status a task takes when it moves into this column (e.g. done for a Done column).',
 });
 

@@ -4,7 +4,7 @@ import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
@@ -24,13 +24,9 @@ export const projectRecord = defineRecordType({
   toResource: toProject,
 });
 
-export const projectStatus = Type.Union(
-  ['planned', 'active', 'on_hold', 'completed', 'archived'].map((s) => Type.Literal(s)),
-  {
-    description:
-      'planned, active (default), on_hold, completed or archived; any status may follow any other.',
-  },
-);
+export const projectStatus = Enum(['planned', 'active', 'on_hold', 'completed', 'archived'] as const, {
+  description: 'planned, active (default), on_hold, completed or archived; any status may follow any other.',
+});
 const date = (description: string) =>
   Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).` });
 const name = Type.String({ minLength: 1, maxLength: 200 });

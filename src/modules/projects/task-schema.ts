@@ -1,15 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { Enum } from '../../core/resource-schema.ts';
 
-export const taskStatus = Type.Union(
-  ['backlog', 'todo', 'in_progress', 'done', 'canceled'].map((s) => Type.Literal(s)),
-  {
-    description: 'backlog, todo, in_progress, done or canceled; backlog, todo and in_progress count as open.',
-  },
-);
-export const priority = Type.Union(
-  ['none', 'low', 'medium', 'high', 'urgent'].map((s) => Type.Literal(s)),
-  { description: 'none (default), low, medium, high or urgent.' },
-);
+export const TASK_STATUSES = ['backlog', 'todo', 'in_progress', 'done', 'canceled'] as const;
+export const taskStatus = Enum(TASK_STATUSES, {
+  description: 'backlog, todo, in_progress, done or canceled; backlog, todo and in_progress count as open.',
+});
+export const priority = Enum(['none', 'low', 'medium', 'high', 'urgent'] as const, {
+  description: 'none (default), low, medium, high or urgent.',
+});
 export const taskFields = {
   title: Type.String({ minLength: 1, maxLength: 500 }),
   description: Type.String({ maxLength: 20_000 }),

@@ -8,6 +8,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { clocksAfterMessage } from './sla.ts';
 import {
   findQueue,
@@ -47,7 +48,7 @@ export const commentRecord = defineRecordType({
   toResource: toComment,
 });
 
-const direction = Type.Union([Type.Literal('inbound'), Type.Literal('outbound')], {
+const direction = Enum(['inbound', 'outbound'] as const, {
   description: 'inbound: from the requester; outbound: a reply to the requester.',
 });
 

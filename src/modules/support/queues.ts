@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { findQueueByKey, insertQueue, listQueues, toQueue } from './support-store.ts';
 import { SupportQueueSchema } from './support-schemas.ts';
 
@@ -21,8 +22,8 @@ export const queueRecord = defineRecordType({
   toResource: toQueue,
 });
 
-export const queueStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('archived')]);
-export const priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('urgent')]);
+export const queueStatus = Enum(['active', 'paused', 'archived'] as const);
+export const priority = Enum(['low', 'normal', 'high', 'urgent'] as const);
 const minutes = (what: string) =>
   Type.Optional(Type.Integer({ minimum: 0, maximum: 5_256_000, description: `${what}, in minutes (none when absent).` }));
 

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { priority } from './queues.ts';
 import { initialDueTimes } from './sla.ts';
 import { findQueue, findTicket, insertTicket, listTickets, toTicket, updateTicketRow } from './support-store.ts';
@@ -24,15 +25,8 @@ export const ticketRecord = defineRecordType({
   toResource: toTicket,
 });
 
-export const ticketStatus = Type.Union([
-  Type.Literal('new'),
-  Type.Literal('open'),
-  Type.Literal('pending'),
-  Type.Literal('on_hold'),
-  Type.Literal('solved'),
-  Type.Literal('closed'),
-]);
-const channel = Type.Union(['email', 'web', 'chat', 'phone', 'api', 'mcp'].map((c) => Type.Literal(c)));
+export const ticketStatus = Enum(['new', 'open', 'pending', 'on_hold', 'solved', 'closed'] as const);
+const channel = Enum(['email', 'web', 'chat', 'phone', 'api', 'mcp'] as const);
 const tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: 'Labels; duplicates are dropped.' });
 export const ticketId = Type.String({ minLength: 1, description: 'ID of the support ticket (tkt_...).' });
 const queueId = Type.String({ minLength: 1, description: 'ID of an active support queue (sq_...).' });
@@ -68,7 +62,7 @@ export const createSupportTicket = defineOperation({
     subject: Type.String({ minLength: 1, maxLength: 500 }),
     description: Type.Optional(Type.String({ maxLength: 100_000 })),
     status: Type.Optional(
-      Type.Union(['new', 'open', 'pending', 'on_hold'].map((s) => Type.Literal(s)), { description: 'Default new.' }),
+      Enum(['new', 'open', 'pending', 'on_hold'] as const, { description: 'Default new.' }),
     ),
     priority: Type.Optional(priority),
     channel: Type.Optional(channel),

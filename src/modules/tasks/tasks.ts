@@ -8,6 +8,7 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Strict } from '../../core/schema.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { findTask, insertTask, listTasks, type TaskStatus, toTask, updateTaskRow } from './task-store.ts';
 import { TaskSchema } from './task-schemas.ts';
 
@@ -22,7 +23,7 @@ export const taskRecord = defineRecordType({
   toResource: toTask,
 });
 
-const status = Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('canceled')]);
+const status = Enum(['open', 'completed', 'canceled'] as const);
 const taskId = Type.String({ minLength: 1, description: 'ID of the task (tsk_...).' });
 
 export const createTask = defineOperation({
@@ -43,7 +44,7 @@ export const createTask = defineOperation({
     due_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 date-time.' })),
     assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     related_resource_type: Type.Optional(
-      Type.Union([Type.Literal('contact'), Type.Literal('company'), Type.Literal('deal'), Type.Literal('support_ticket')]),
+      Enum(['contact', 'company', 'deal', 'support_ticket'] as const),
     ),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
   }),
