@@ -9,7 +9,9 @@ fs.mkdirSync(dir, { recursive: true });
 const db = new SQLite(path.join(dir, 'bare.sqlite'));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-db.exec('create table if not exists contacts (id text primary key, name text not null, email text, created_at text not null)');
+db.exec(
+  'create table if not exists contacts (id text primary key, name text not null, email text, created_at text not null)',
+);
 const insert = db.prepare('insert into contacts (id, name, email, created_at) values (?, ?, ?, ?)');
 let n = 0;
 

@@ -17,7 +17,8 @@ export async function startSink(): Promise<{ port: number; close(): Promise<void
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 /**
  * Waits until every event of the workspace is relayed, then measures each delivery from its event's time
@@ -26,7 +27,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 export async function deliveryDelays(file: string, workspaceId: string, timeoutMs = 60_000) {
   const db = new SQLite(file, { readonly: true });
   try {
-    const waiting = db.prepare('select count(*) as n from outbox_events where workspace_id = ? and published_at is null');
+    const waiting = db.prepare(
+      'select count(*) as n from outbox_events where workspace_id = ? and published_at is null',
+    );
     const deadline = Date.now() + timeoutMs;
     while ((waiting.get(workspaceId) as { n: number }).n > 0) {
       if (Date.now() > deadline) throw new Error('the relay did not catch up within a minute');
@@ -39,7 +42,9 @@ export async function deliveryDelays(file: string, workspaceId: string, timeoutM
          where d.workspace_id = ?`,
       )
       .all(workspaceId) as { occurred_at: string; created_at: string }[];
-    const delays = rows.map((row) => Date.parse(row.created_at) - Date.parse(row.occurred_at)).sort((a, b) => a - b);
+    const delays = rows
+      .map((row) => Date.parse(row.created_at) - Date.parse(row.occurred_at))
+      .sort((a, b) => a - b);
     return { count: delays.length, p50: percentile(delays, 0.5), p99: percentile(delays, 0.99) };
   } finally {
     db.close();

@@ -26,11 +26,21 @@ const NEIGHBOUR_CONTACTS = Number(process.env.BENCH_NEIGHBOUR_CONTACTS ?? 200_00
 const NEIGHBOUR_LIST = '/v1/contacts?query=no-such-contact&limit=100';
 const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
 
-async function spawnServer(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+async function spawnServer(
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let attempt = 0; attempt < 200; attempt++) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
-    const ready = await fetch(readyUrl).then((r) => r.status < 500, () => false);
+    const ready = await fetch(readyUrl).then(
+      (r) => r.status < 500,
+      () => false,
+    );
     if (ready) return child;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -42,7 +52,13 @@ async function load(name: string, options: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
   const failures = result.non2xx + result.errors + result.timeouts;
   if (failures > 0) throw new Error(`${name}: ${failures} failed requests`);
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+  return {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+  };
 }
 
 async function seed(dataDir: string) {
@@ -52,15 +68,23 @@ async function seed(dataDir: string) {
   const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
   const workspace = await createWorkspace(call, { name: 'Bench' });
   await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
-  const apiKey = (await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
-  const mcpToken = (await createCredential(call, workspace.id, { kind: 'mcp_token', name: 'bench', scopes: [...SCOPES] })).token;
+  const apiKey = (
+    await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
+  ).token;
+  const mcpToken = (
+    await createCredential(call, workspace.id, { kind: 'mcp_token', name: 'bench', scopes: [...SCOPES] })
+  ).token;
   const now = new Date().toISOString();
   const neighbour = await createWorkspace(call, { name: 'Noisy neighbour' });
   await updateWorkspace(call, neighbour.id, { rate_limit_per_minute: null });
-  const neighbourKey = (await createCredential(call, neighbour.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
+  const neighbourKey = (
+    await createCredential(call, neighbour.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
+  ).token;
   const hooked = await createWorkspace(call, { name: 'Webhook subscriber' });
   await updateWorkspace(call, hooked.id, { rate_limit_per_minute: null });
-  const hookedKey = (await createCredential(call, hooked.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })).token;
+  const hookedKey = (
+    await createCredential(call, hooked.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
+  ).token;
   for (let start = 0; start < NEIGHBOUR_CONTACTS; start += 500) {
     const rows = Array.from({ length: Math.min(500, NEIGHBOUR_CONTACTS - start) }, (_, i) => ({
       workspace_id: neighbour.id,
@@ -104,27 +128,38 @@ async function main() {
   const seeded = Date.now();
   const { apiKey, mcpToken, neighbourKey, hooked } = await seed(path.join(dir, 'service'));
   const sink = await startSink();
-  process.stdout.write(`seeded ${TASKS} tasks and ${NEIGHBOUR_CONTACTS} neighbour contacts in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `seeded ${TASKS} tasks and ${NEIGHBOUR_CONTACTS} neighbour contacts in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`,
+  );
 
   const bare = await spawnServer(
     ['--import', 'tsx', 'bench/bare-server.ts'],
     { BENCH_DIR: path.join(dir, 'bare'), PORT: '18081' },
     'http://127.0.0.1:18081/ready',
   );
-  const service = await spawnServer(['bin/wos.js', 'serve'], {
-    WOS_DATA_DIR: path.join(dir, 'service'),
-    WOS_ADMIN_TOKEN: OPERATOR,
-    WOS_LOG_LEVEL: 'warn',
-    PORT: '18080',
-    // The webhook run delivers to a local receiver on a random port.
-    WOS_WEBHOOK_ALLOW_PRIVATE: 'true',
-    WOS_OUTBOUND_ALLOWED_PORTS: String(sink.port),
-  }, 'http://127.0.0.1:18080/readyz');
+  const service = await spawnServer(
+    ['bin/wos.js', 'serve'],
+    {
+      WOS_DATA_DIR: path.join(dir, 'service'),
+      WOS_ADMIN_TOKEN: OPERATOR,
+      WOS_LOG_LEVEL: 'warn',
+      PORT: '18080',
+      // The webhook run delivers to a local receiver on a random port.
+      WOS_WEBHOOK_ALLOW_PRIVATE: 'true',
+      WOS_OUTBOUND_ALLOWED_PORTS: String(sink.port),
+    },
+    'http://127.0.0.1:18080/readyz',
+  );
   const svc = 'http://127.0.0.1:18080';
   const json = { 'content-type': 'application/json' };
   try {
     const contact = JSON.stringify({ name: 'Bench Contact', email: 'bench@example.com' });
-    const yardstick = await load('bare Fastify + one SQLite insert', { url: 'http://127.0.0.1:18081/contacts', method: 'POST', headers: json, body: contact });
+    const yardstick = await load('bare Fastify + one SQLite insert', {
+      url: 'http://127.0.0.1:18081/contacts',
+      method: 'POST',
+      headers: json,
+      body: contact,
+    });
     const rest = await load('create_contact over REST (audited)', {
       url: `${svc}/v1/contacts`,
       method: 'POST',
@@ -135,14 +170,25 @@ async function main() {
       url: `${svc}/mcp`,
       method: 'POST',
       headers: { ...json, authorization: `Bearer ${mcpToken}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_contact', arguments: { name: 'Bench Contact', email: 'bench@example.com' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_contact', arguments: { name: 'Bench Contact', email: 'bench@example.com' } },
+      }),
     });
     const list = await load(`list_tasks over REST (${TASKS} tasks)`, {
       url: `${svc}/v1/tasks?status=open&limit=25`,
       headers: { authorization: `Bearer ${apiKey}` },
     });
-    const neighbourRequest = { url: `${svc}${NEIGHBOUR_LIST}`, headers: { authorization: `Bearer ${neighbourKey}` } };
-    const neighbourAlone = await load('neighbour alone: list_contacts full scan', { ...neighbourRequest, connections: 1 });
+    const neighbourRequest = {
+      url: `${svc}${NEIGHBOUR_LIST}`,
+      headers: { authorization: `Bearer ${neighbourKey}` },
+    };
+    const neighbourAlone = await load('neighbour alone: list_contacts full scan', {
+      ...neighbourRequest,
+      connections: 1,
+    });
     // Workspace A creates contacts while workspace B runs its most expensive list in a loop.
     const [noisy, neighbourBusy] = await Promise.all([
       load('create_contact over REST, neighbour scanning', {
@@ -160,7 +206,8 @@ async function main() {
       headers: { ...json, authorization: `Bearer ${hooked.key}` },
       body: JSON.stringify({ url: `http://127.0.0.1:${sink.port}/hook`, event_types: ['contact.created'] }),
     });
-    if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
+    if (endpoint.status !== 201)
+      throw new Error(`webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
     const hookedRun = await load('create_contact over REST, webhook subscribed', {
       url: `${svc}/v1/contacts`,
       method: 'POST',
@@ -175,7 +222,12 @@ async function main() {
       const page = await fetch(`${svc}/mcp`, {
         method: 'POST',
         headers: { ...json, authorization: `Bearer ${mcpToken}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor ? { cursor } : {} }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: cursor ? { cursor } : {},
+        }),
       });
       const text = await page.text();
       const result = JSON.parse(text).result;
@@ -185,7 +237,9 @@ async function main() {
     } while (cursor);
 
     const rows = [yardstick, rest, mcp, list, noisy, hookedRun];
-    process.stdout.write(`\n${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores, Node ${process.version}\n\n`);
+    process.stdout.write(
+      `\n${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores, Node ${process.version}\n\n`,
+    );
     process.stdout.write('| run | req/s | p50 ms | p99 ms | vs bare insert |\n|---|---:|---:|---:|---:|\n');
     for (const row of rows) {
       const ratio = row === yardstick ? '1.00' : (row.rps / yardstick.rps).toFixed(2);
@@ -201,8 +255,12 @@ async function main() {
       `\noutbox: commit to webhook delivery enqueued (event time to delivery row, ${relay.count} deliveries of the ` +
         `webhook run): p50 ${relay.p50} ms, p99 ${relay.p99} ms\n`,
     );
-    process.stdout.write(`\ntools/list for an all-scopes credential: ${toolCount} tools, ${toolBytes} bytes over all pages\n`);
-    process.stdout.write(`targets: REST create >= 0.40 of bare insert (${(rest.rps / yardstick.rps).toFixed(2)}); list_tasks p99 < 20 ms (${list.p99} ms)\n`);
+    process.stdout.write(
+      `\ntools/list for an all-scopes credential: ${toolCount} tools, ${toolBytes} bytes over all pages\n`,
+    );
+    process.stdout.write(
+      `targets: REST create >= 0.40 of bare insert (${(rest.rps / yardstick.rps).toFixed(2)}); list_tasks p99 < 20 ms (${list.p99} ms)\n`,
+    );
   } finally {
     bare.kill('SIGTERM');
     service.kill('SIGTERM');

@@ -3,15 +3,15 @@ import Fastify, { type FastifyError, type FastifyInstance, LogController } from 
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
+import { createAuthThrottle } from './core/auth-throttle.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { fail, ServiceError, validationFailed } from './core/errors.ts';
 import { newId } from './core/ids.ts';
-import { createAuthThrottle } from './core/auth-throttle.ts';
-import { createRateLimiter, memoryStore, postgresStore, type RateLimiter } from './core/rate-limit.ts';
-import { createUsageRecorder } from './core/usage-recorder.ts';
 import { outboxMetrics } from './core/outbox-metrics.ts';
 import { createOutboxRelay } from './core/outbox-relay.ts';
+import { createRateLimiter, memoryStore, postgresStore, type RateLimiter } from './core/rate-limit.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
+import { createUsageRecorder } from './core/usage-recorder.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createQueueBackend, startWorker, type Worker } from './jobs/worker.ts';
@@ -49,7 +49,10 @@ export function createLogger(config: Config): Logger {
   return pino({
     level: config.logLevel,
     // Tokens travel in Authorization headers; they must never reach a log line.
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', '*.token'],
+      censor: '[redacted]',
+    },
   });
 }
 
@@ -58,7 +61,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const database = options.database ?? openDatabase(config);
   await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
-  const limiterStore = config.rateLimitStore === 'postgres' && database.pool ? postgresStore(database.pool) : memoryStore;
+  const limiterStore =
+    config.rateLimitStore === 'postgres' && database.pool ? postgresStore(database.pool) : memoryStore;
   const metrics = createMetrics();
   const clock = options.clock ?? systemClock;
   const registry = options.registry ?? buildRegistry();
@@ -94,7 +98,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     http: config.requestTimeoutMs
       ? {
           headersTimeout: Math.min(60_000, config.requestTimeoutMs),
-          connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
+          connectionsCheckingInterval: Math.min(
+            30_000,
+            Math.max(100, Math.floor(config.requestTimeoutMs / 4)),
+          ),
         }
       : {},
     clientErrorHandler: clientErrorHandler(config.publicUrl, logger, (url) => unrouted(url)),
@@ -102,9 +109,14 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     frameworkErrors: (error, _request, reply) => {
       const mapped =
         error.code === 'FST_ERR_BAD_URL'
-          ? validationFailed([{ field: '(path)', message: 'is not valid percent-encoding' }], 'The request path is malformed.')
+          ? validationFailed(
+              [{ field: '(path)', message: 'is not valid percent-encoding' }],
+              'The request path is malformed.',
+            )
           : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? fail('resource_not_found', { message: `No resource has an ID longer than ${MAX_PARAM_LENGTH} characters.` })
+            ? fail('resource_not_found', {
+                message: `No resource has an ID longer than ${MAX_PARAM_LENGTH} characters.`,
+              })
             : fail('internal_error');
       return sendError(reply, mapped, config.publicUrl);
     },
@@ -114,7 +126,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const knownRoutes = findMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (!knownRoutes.hasRoute(method as HTTPMethod, route.url)) knownRoutes.on(method as HTTPMethod, route.url, () => {});
+      if (!knownRoutes.hasRoute(method as HTTPMethod, route.url))
+        knownRoutes.on(method as HTTPMethod, route.url, () => {});
     }
   });
 
@@ -135,7 +148,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     const coding = request.headers['transfer-encoding'];
     if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
       throw validationFailed(
-        [{ field: '(request)', message: 'Transfer-Encoding must be chunked alone: no other transfer coding is supported' }],
+        [
+          {
+            field: '(request)',
+            message: 'Transfer-Encoding must be chunked alone: no other transfer coding is supported',
+          },
+        ],
         'The request uses a transfer coding this service does not support.',
       );
     }
@@ -150,7 +168,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     request.log.info(
-      { request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        request_id: request.id,
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });
@@ -158,7 +182,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // An unrouted request: 405 with Allow on a known path (any other method, QUERY and PROPFIND too), else 404.
   const unrouted = (url: string) => {
     const path = url.split('?')[0]!;
-    const allow = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => knownRoutes.find(m, path));
+    const allow = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) =>
+      knownRoutes.find(m, path),
+    );
     return allow.length ? fail('method_not_allowed', { allow }) : fail('route_not_found');
   };
   // Answered before the body is read: Fastify would judge the body of a method it knows first (a QUERY
@@ -170,7 +196,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof ServiceError) return sendError(reply, error, config.publicUrl);
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, fail('payload_too_large'), config.publicUrl);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendError(reply, fail('payload_too_large'), config.publicUrl);
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(reply, fail('unsupported_media_type'), config.publicUrl);
     }

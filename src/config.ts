@@ -47,7 +47,9 @@ export interface Config {
 }
 
 /** The Standard Webhooks retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
-export const STANDARD_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000);
+export const STANDARD_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map(
+  (s) => s * 1000,
+);
 
 function retrySchedule(value: string | undefined): number[] {
   if (value === undefined || value.trim() === '') return STANDARD_RETRY_SCHEDULE_MS;
@@ -92,8 +94,10 @@ function integer(value: string | undefined, fallback: number, name: string): num
 
 function rateLimitStore(env: Env): Config['rateLimitStore'] {
   const store = env.WOS_RATE_LIMIT_STORE ?? (env.WOS_DATABASE_URL ? 'postgres' : 'memory');
-  if (store !== 'memory' && store !== 'postgres') throw new Error('WOS_RATE_LIMIT_STORE must be memory or postgres');
-  if (store === 'postgres' && !env.WOS_DATABASE_URL) throw new Error('WOS_RATE_LIMIT_STORE=postgres needs WOS_DATABASE_URL');
+  if (store !== 'memory' && store !== 'postgres')
+    throw new Error('WOS_RATE_LIMIT_STORE must be memory or postgres');
+  if (store === 'postgres' && !env.WOS_DATABASE_URL)
+    throw new Error('WOS_RATE_LIMIT_STORE=postgres needs WOS_DATABASE_URL');
   return store;
 }
 
@@ -119,7 +123,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    defaultRateLimitPerMinute: integer(env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE, 6000, 'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE'),
+    defaultRateLimitPerMinute: integer(
+      env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE,
+      6000,
+      'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE',
+    ),
     rateLimitStore: rateLimitStore(env),
     maxUploadBytes: integer(env.WOS_MAX_UPLOAD_BYTES, 100 * 1024 * 1024, 'WOS_MAX_UPLOAD_BYTES'),
     requestTimeoutMs: integer(env.WOS_REQUEST_TIMEOUT_MS, 300_000, 'WOS_REQUEST_TIMEOUT_MS'),
@@ -132,7 +140,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     vapidSubject: env.WOS_VAPID_SUBJECT || undefined,
     heavyReadTimeoutMs: integer(env.WOS_HEAVY_READ_TIMEOUT_MS, 30_000, 'WOS_HEAVY_READ_TIMEOUT_MS') || 30_000,
     heavyReadPoolSize: Math.max(1, integer(env.WOS_HEAVY_READ_POOL_SIZE, 2, 'WOS_HEAVY_READ_POOL_SIZE')),
-    validateResponses: ['on', 'true', '1', 'yes'].includes((env.WOS_VALIDATE_RESPONSES ?? 'off').toLowerCase()),
+    validateResponses: ['on', 'true', '1', 'yes'].includes(
+      (env.WOS_VALIDATE_RESPONSES ?? 'off').toLowerCase(),
+    ),
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {

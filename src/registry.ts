@@ -1,7 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { OperationDefinition } from './core/define-operation.ts';
-import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/module.ts';
 import { getRecordOperation } from './core/get-record.ts';
+import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/module.ts';
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { responseSchema } from './core/response-schema.ts';
@@ -31,7 +31,9 @@ export interface Registry {
 
 /** The path parameter the operations of a record type's item path use ({ticket_id}), if any declares one. */
 function itemParam(recordType: RecordType, operations: OperationDefinition[]): string | undefined {
-  const pattern = new RegExp(`^${recordType.collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{(\\w+)\\}$`);
+  const pattern = new RegExp(
+    `^${recordType.collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{(\\w+)\\}$`,
+  );
   for (const op of operations) {
     const match = pattern.exec(op.rest.path);
     if (match) return match[1];
@@ -45,7 +47,8 @@ function assertOneNamePerPath(routes: RestRoute[]): void {
   for (const route of routes) {
     const template = route.path.replace(/\{\w+\}/g, '{}');
     const seen = names.get(template);
-    if (seen && seen !== route.path) throw new Error(`${seen} and ${route.path} name the same path's parameters differently`);
+    if (seen && seen !== route.path)
+      throw new Error(`${seen} and ${route.path} name the same path's parameters differently`);
     names.set(template, route.path);
   }
 }
@@ -75,7 +78,8 @@ export function buildRegistry(modules: readonly ModuleDefinition[] = moduleList)
   const routes = new Map<string, RestRoute>();
   for (const op of operations.filter((o) => !o.deprecated)) {
     const key = `${op.rest.method} ${op.rest.path}`;
-    if (routes.has(key)) throw new Error(`Two operations claim ${key}: ${routes.get(key)!.operation.name}, ${op.name}`);
+    if (routes.has(key))
+      throw new Error(`Two operations claim ${key}: ${routes.get(key)!.operation.name}, ${op.name}`);
     routes.set(key, { method: op.rest.method, path: op.rest.path, operation: op, shared: [] });
   }
   for (const op of operations.filter((o) => o.deprecated)) {

@@ -58,7 +58,12 @@ describe('operator API', () => {
     expect(listed.body.workspaces.map((w: any) => w.id)).toContain(ws.id);
     expect((await h.admin('GET', `/workspaces/${ws.id}`)).body.workspace.name).toBe('Acme Ltd');
 
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('workspace_id', '=', ws.id).orderBy('id').execute();
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('workspace_id', '=', ws.id)
+      .orderBy('id')
+      .execute();
     expect(audit.map((a) => [a.actor_type, a.surface, a.tool])).toEqual([
       ['operator', 'admin', 'admin.create_workspace'],
       ['operator', 'admin', 'admin.update_workspace'],
@@ -75,17 +80,33 @@ describe('operator API', () => {
     expect(fields).toEqual(expect.arrayContaining(['name', 'modules[0]', 'extra']));
     const ws = (await h.admin('POST', '/workspaces', { name: 'Valid' })).body.workspace;
     const badModule = await h.admin('PATCH', `/workspaces/${ws.id}`, { modules: { rockets: true } });
-    expect(badModule.body.error.field_errors).toEqual([{ field: 'modules.rockets', message: 'is not a module' }]);
-    const badScope = await h.admin('POST', `/workspaces/${ws.id}/credentials`, { kind: 'api_key', name: 'k', scopes: ['crm:admin'] });
+    expect(badModule.body.error.field_errors).toEqual([
+      { field: 'modules.rockets', message: 'is not a module' },
+    ]);
+    const badScope = await h.admin('POST', `/workspaces/${ws.id}/credentials`, {
+      kind: 'api_key',
+      name: 'k',
+      scopes: ['crm:admin'],
+    });
     expect(badScope.body.error.field_errors[0].field).toBe('scopes[0]');
   });
 
   it('issues credentials whose token appears only once, lists them without tokens, and revokes them', async () => {
     const ws = (await h.admin('POST', '/workspaces', { name: 'Creds' })).body.workspace;
-    const created = await h.admin('POST', `/workspaces/${ws.id}/credentials`, { kind: 'mcp_token', name: 'agent', scopes: ['crm:read'] });
+    const created = await h.admin('POST', `/workspaces/${ws.id}/credentials`, {
+      kind: 'mcp_token',
+      name: 'agent',
+      scopes: ['crm:read'],
+    });
     expect(created.status).toBe(201);
     expect(created.body.token).toMatch(/^wos_mcp_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.credential).toEqual({ id: expect.any(String), kind: 'mcp_token', name: 'agent', scopes: ['crm:read'], created_at: expect.any(String) });
+    expect(created.body.credential).toEqual({
+      id: expect.any(String),
+      kind: 'mcp_token',
+      name: 'agent',
+      scopes: ['crm:read'],
+      created_at: expect.any(String),
+    });
     const listed = await h.admin('GET', `/workspaces/${ws.id}/credentials`);
     expect(listed.body.credentials).toHaveLength(1);
     expect(listed.text).not.toContain(created.body.token);
@@ -109,10 +130,18 @@ describe('operator API 404s', () => {
       expect(res.status).toBe(404);
       expect(res.body.error).toMatchObject(noWorkspace);
     }
-    const created = await h.admin('POST', '/workspaces/ws_missing/credentials', { kind: 'api_key', name: 'k', scopes: ['crm:read'] });
+    const created = await h.admin('POST', '/workspaces/ws_missing/credentials', {
+      kind: 'api_key',
+      name: 'k',
+      scopes: ['crm:read'],
+    });
     expect(created.body.error).toMatchObject(noWorkspace);
-    expect((await h.admin('DELETE', '/credentials/key_missing')).body.error.message).toBe('No live credential has this ID.');
-    expect((await h.admin('GET', '/requests/req_missing')).body.error.message).toBe('No request with this ID was recorded.');
+    expect((await h.admin('DELETE', '/credentials/key_missing')).body.error.message).toBe(
+      'No live credential has this ID.',
+    );
+    expect((await h.admin('GET', '/requests/req_missing')).body.error.message).toBe(
+      'No request with this ID was recorded.',
+    );
   });
 });
 
@@ -126,8 +155,16 @@ describe('WOS_ADMIN_TOKEN', () => {
   });
 
   it('stops `wos serve` at start with a clear message when shorter', async () => {
-    const env = { ...process.env, WOS_DATA_DIR: h.config.dataDir, WOS_LOG_LEVEL: 'silent', PORT: '0', WOS_ADMIN_TOKEN: 'short-secret' };
-    await expect(run(process.execPath, ['bin/wos.js', 'serve'], { env, timeout: 20_000 })).rejects.toMatchObject({
+    const env = {
+      ...process.env,
+      WOS_DATA_DIR: h.config.dataDir,
+      WOS_LOG_LEVEL: 'silent',
+      PORT: '0',
+      WOS_ADMIN_TOKEN: 'short-secret',
+    };
+    await expect(
+      run(process.execPath, ['bin/wos.js', 'serve'], { env, timeout: 20_000 }),
+    ).rejects.toMatchObject({
       code: 1,
       stdout: '',
       stderr: expect.stringContaining('wos: WOS_ADMIN_TOKEN is 12 characters long; it must have at least 32'),
@@ -154,15 +191,38 @@ describe('wos CLI', () => {
     const { workspace } = await cli('workspace', 'create', '--name', 'From CLI', '--modules', 'crm,tasks');
     expect(workspace.modules.crm).toBe(true);
     expect(workspace.modules.support).toBe(false);
-    const updated = await cli('workspace', 'update', workspace.id, '--enable', 'support', '--rate-limit', 'none', '--credit', '50');
+    const updated = await cli(
+      'workspace',
+      'update',
+      workspace.id,
+      '--enable',
+      'support',
+      '--rate-limit',
+      'none',
+      '--credit',
+      '50',
+    );
     expect(updated.workspace).toMatchObject({ rate_limit_per_minute: null, billing: { credit_units: 50 } });
     expect(updated.workspace.modules.support).toBe(true);
     const listed = await cli('workspace', 'list');
     expect(listed.workspaces.map((w: any) => w.name)).toContain('From CLI');
 
-    const credential = await cli('credential', 'create', workspace.id, '--kind', 'api_key', '--name', 'cli key', '--scopes', 'crm:read,crm:write');
+    const credential = await cli(
+      'credential',
+      'create',
+      workspace.id,
+      '--kind',
+      'api_key',
+      '--name',
+      'cli key',
+      '--scopes',
+      'crm:read,crm:write',
+    );
     expect(credential.token).toMatch(/^wos_sk_/);
-    const call = await h.request('POST', '/v1/contacts', { token: credential.token, body: { name: 'Made with a CLI key' } });
+    const call = await h.request('POST', '/v1/contacts', {
+      token: credential.token,
+      body: { name: 'Made with a CLI key' },
+    });
     expect(call.status).toBe(201);
     const shown = await cli('request', 'show', call.body.request_id);
     expect(shown.request.workspace_id).toBe(workspace.id);
@@ -171,13 +231,23 @@ describe('wos CLI', () => {
     expect(creds.credentials.map((c: any) => c.name)).toEqual(['cli key']);
     await cli('credential', 'revoke', credential.credential.id);
     expect((await h.request('GET', '/v1/contacts', { token: credential.token })).status).toBe(404);
-    const adminAudit = await h.db.selectFrom('audit_events').select(['surface', 'tool']).where('workspace_id', '=', workspace.id).where('actor_type', '=', 'operator').orderBy('id').execute();
+    const adminAudit = await h.db
+      .selectFrom('audit_events')
+      .select(['surface', 'tool'])
+      .where('workspace_id', '=', workspace.id)
+      .where('actor_type', '=', 'operator')
+      .orderBy('id')
+      .execute();
     expect(adminAudit.map((a) => a.surface)).toEqual(['cli', 'cli', 'cli', 'cli']);
     expect(OPERATOR_TOKEN).toMatch(/^wos_op_/);
   });
 
   it('fails with a message and a non-zero exit code on bad input', async () => {
-    await expect(run(process.execPath, ['bin/wos.js', 'credential', 'create', 'ws_x', '--kind', 'root'], { env: { ...process.env, ...dbEnv() } })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, ['bin/wos.js', 'credential', 'create', 'ws_x', '--kind', 'root'], {
+        env: { ...process.env, ...dbEnv() },
+      }),
+    ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('--kind must be api_key or mcp_token'),
     });

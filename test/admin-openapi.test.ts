@@ -39,8 +39,13 @@ function expectDocumented(method: string, path: string, res: HttpResult) {
   expect(declared, `${method} ${path} documents ${res.status}`).toBeDefined();
   if (declared.$ref) declared = doc.components.responses[declared.$ref.split('/').pop()];
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-  const validate = ajv.compile({ ...declared.content['application/json'].schema, components: doc.components });
-  expect(validate(res.body), `${method} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  const validate = ajv.compile({
+    ...declared.content['application/json'].schema,
+    components: doc.components,
+  });
+  expect(validate(res.body), `${method} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(
+    true,
+  );
   expect(res.headers['x-request-id']).toBeDefined();
 }
 
@@ -65,7 +70,10 @@ describe('/admin/openapi.json', () => {
       }
       expect(operation.responses['401']).toBeDefined();
       // The route the document names is the route the service serves.
-      expect(h.service.app.hasRoute({ method: method as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }), route).toBe(true);
+      expect(
+        h.service.app.hasRoute({ method: method as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }),
+        route,
+      ).toBe(true);
     }
     expect(doc.components.responses.Error.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/ErrorEnvelope',
@@ -74,7 +82,9 @@ describe('/admin/openapi.json', () => {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
     const credentialBody = doc.paths['/admin/v1/workspaces/{workspace_id}/credentials'].post.requestBody;
-    expect(credentialBody.content['application/json'].schema.properties.scopes.items.enum).toEqual([...SCOPES]);
+    expect(credentialBody.content['application/json'].schema.properties.scopes.items.enum).toEqual([
+      ...SCOPES,
+    ]);
   });
 
   it('declares schemas that real operator responses and errors match', async () => {
@@ -83,7 +93,10 @@ describe('/admin/openapi.json', () => {
       expectDocumented(method, `/admin/v1${path}`, res);
       return res;
     };
-    const created = await check('POST', '/workspaces', '/workspaces', { name: 'Documented', modules: ['crm', 'tasks'] });
+    const created = await check('POST', '/workspaces', '/workspaces', {
+      name: 'Documented',
+      modules: ['crm', 'tasks'],
+    });
     expect(created.status).toBe(201);
     const id = created.body.workspace.id as string;
     await check('GET', '/workspaces', '/workspaces');
@@ -95,17 +108,25 @@ describe('/admin/openapi.json', () => {
       modules: { cms: true },
     });
     expect(patched.body.workspace.entitlements).toEqual({ contact: 5 });
-    const credential = await check('POST', '/workspaces/{workspace_id}/credentials', `/workspaces/${id}/credentials`, {
-      kind: 'api_key',
-      name: 'Documented key',
-      scopes: ['crm:read', 'crm:write'],
-    });
+    const credential = await check(
+      'POST',
+      '/workspaces/{workspace_id}/credentials',
+      `/workspaces/${id}/credentials`,
+      {
+        kind: 'api_key',
+        name: 'Documented key',
+        scopes: ['crm:read', 'crm:write'],
+      },
+    );
     expect(credential.status).toBe(201);
     await check('GET', '/workspaces/{workspace_id}/credentials', `/workspaces/${id}/credentials`);
 
     const token = credential.body.token;
     const contact = await h.request('POST', '/v1/contacts', { token, body: { name: 'Ada Lovelace' } });
-    const note = await h.request('POST', '/v1/notes', { token, body: { body: 'Call Ada back.', contact_id: contact.body.contact.id } });
+    const note = await h.request('POST', '/v1/notes', {
+      token,
+      body: { body: 'Call Ada back.', contact_id: contact.body.contact.id },
+    });
     expect(note.status).toBe(201);
     await h.request('DELETE', `/v1/notes/${note.body.note.id}`, { token });
     const restored = await check(
@@ -145,7 +166,9 @@ describe('operator API validation', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_failed');
-    expect(res.body.error.field_errors).toEqual([{ field: 'scopes[1]', message: `must be one of: ${SCOPES.join(', ')}` }]);
+    expect(res.body.error.field_errors).toEqual([
+      { field: 'scopes[1]', message: `must be one of: ${SCOPES.join(', ')}` },
+    ]);
     for (const scope of SCOPES) expect(res.body.error.message).toContain(scope);
     expectDocumented('POST', '/admin/v1/workspaces/{workspace_id}/credentials', res);
   });

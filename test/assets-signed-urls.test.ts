@@ -18,19 +18,30 @@ afterAll(() => h.close());
 
 const local = (url: string) => url.replace('http://wos.test', '');
 const content = (method: 'GET' | 'PUT', url: string, payload?: string) =>
-  h.service.app.inject({ method, url: local(url), payload, headers: payload ? { 'content-type': 'text/plain' } : {} });
+  h.service.app.inject({
+    method,
+    url: local(url),
+    payload,
+    headers: payload ? { 'content-type': 'text/plain' } : {},
+  });
 const codeOf = (res: { body: string }) => JSON.parse(res.body).error.code;
 
 /** A ready asset with its upload and download URLs. */
 async function readyAsset(workspace: TestWorkspace, text = 'hello') {
   const created = await h.request('POST', '/v1/assets', {
     token: workspace.apiKey,
-    body: { asset_type: 'document', file_name: 'hello.txt', mime_type: 'text/plain', size_bytes: Buffer.byteLength(text) },
+    body: {
+      asset_type: 'document',
+      file_name: 'hello.txt',
+      mime_type: 'text/plain',
+      size_bytes: Buffer.byteLength(text),
+    },
   });
   const { asset, upload } = created.body;
   expect((await content('PUT', upload.url, text)).statusCode).toBe(200);
   await h.request('POST', `/v1/assets/${asset.id}/complete`, { token: workspace.apiKey, body: {} });
-  const download = (await h.request('GET', `/v1/assets/${asset.id}`, { token: workspace.apiKey })).body.download;
+  const download = (await h.request('GET', `/v1/assets/${asset.id}`, { token: workspace.apiKey })).body
+    .download;
   return { asset, uploadUrl: upload.url as string, downloadUrl: download.url as string };
 }
 
@@ -74,7 +85,7 @@ describe('signatures', () => {
     expect(errors.text).toContain('id="signature_invalid"');
   });
 
-  it('refuses foreign signatures: another asset\'s, another workspace\'s, and an upload URL used to download', async () => {
+  it("refuses foreign signatures: another asset's, another workspace's, and an upload URL used to download", async () => {
     const mine = await readyAsset(ws, 'mine');
     const second = await readyAsset(ws, 'second');
     const theirs = await readyAsset(other, 'theirs');
@@ -98,16 +109,24 @@ describe('signatures', () => {
 
   it('expires download URLs after 15 minutes by default, or after expires_in_seconds', async () => {
     const { asset, downloadUrl } = await readyAsset(ws);
-    const long = await h.callTool(ws.mcpToken, 'get_asset_download_url', { asset_id: asset.id, expires_in_seconds: 3600 });
+    const long = await h.callTool(ws.mcpToken, 'get_asset_download_url', {
+      asset_id: asset.id,
+      expires_in_seconds: 3600,
+    });
     expect(long.body.download.expires_at).toBe(new Date(clock.now().getTime() + 3_600_000).toISOString());
     clock.advance(15 * 60_000);
     expect((await content('GET', downloadUrl)).statusCode).toBe(200);
     clock.advance(1000);
     const expired = await content('GET', downloadUrl);
     expect(expired.statusCode).toBe(403);
-    expect(JSON.parse(expired.body).error).toMatchObject({ code: 'signature_invalid', message: 'This signed URL has expired; request a new one.' });
+    expect(JSON.parse(expired.body).error).toMatchObject({
+      code: 'signature_invalid',
+      message: 'This signed URL has expired; request a new one.',
+    });
     expect((await content('GET', long.body.download.url)).statusCode).toBe(200);
-    const tooLong = await h.request('GET', `/v1/assets/${asset.id}?expires_in_seconds=9999999`, { token: ws.apiKey });
+    const tooLong = await h.request('GET', `/v1/assets/${asset.id}?expires_in_seconds=9999999`, {
+      token: ws.apiKey,
+    });
     expect(tooLong.body.error.field_errors[0].field).toBe('expires_in_seconds');
   });
 
@@ -133,7 +152,9 @@ describe('pending and archived assets', () => {
     const download = await h.request('GET', `/v1/assets/${id}`, { token: ws.apiKey });
     expect(download.status).toBe(404);
     expect(download.body.error.code).toBe('resource_not_found');
-    expect((await h.request('GET', `/v1/assets/records/${id}`, { token: ws.apiKey })).body.asset.status).toBe('pending');
+    expect((await h.request('GET', `/v1/assets/records/${id}`, { token: ws.apiKey })).body.asset.status).toBe(
+      'pending',
+    );
   });
 
   it('hides an archived asset from search, lookup and download, keeps its history and refuses issued URLs', async () => {
@@ -141,7 +162,11 @@ describe('pending and archived assets', () => {
     const archived = await h.request('DELETE', `/v1/assets/${asset.id}`, { token: ws.apiKey });
     expect(archived.status).toBe(200);
     expect(archived.body.asset).toMatchObject({ status: 'archived', archived_at: clock.now().toISOString() });
-    const events = await h.db.selectFrom('outbox_events').select('name').where('request_id', '=', archived.body.request_id).execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select('name')
+      .where('request_id', '=', archived.body.request_id)
+      .execute();
     expect(events.map((e) => e.name)).toEqual(['asset.archived']);
 
     const search = await h.request('GET', '/v1/assets?query=hello', { token: ws.apiKey });
@@ -151,11 +176,23 @@ describe('pending and archived assets', () => {
     const issued = await content('GET', downloadUrl);
     expect(issued.statusCode).toBe(404);
     expect(codeOf(issued)).toBe('resource_not_found');
-    expect((await h.callTool(ws.mcpToken, 'archive_asset', { asset_id: asset.id })).body.error.code).toBe('resource_not_found');
+    expect((await h.callTool(ws.mcpToken, 'archive_asset', { asset_id: asset.id })).body.error.code).toBe(
+      'resource_not_found',
+    );
 
-    const history = await h.request('GET', `/v1/history?target_type=asset&target_id=${asset.id}`, { token: ws.apiKey });
-    expect(history.body.entries.map((e: { action: string }) => e.action)).toEqual(['archive', 'complete', 'create']);
-    const row = await h.db.selectFrom('assets').select(['status', 'archived_at']).where('id', '=', asset.id).executeTakeFirstOrThrow();
+    const history = await h.request('GET', `/v1/history?target_type=asset&target_id=${asset.id}`, {
+      token: ws.apiKey,
+    });
+    expect(history.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'archive',
+      'complete',
+      'create',
+    ]);
+    const row = await h.db
+      .selectFrom('assets')
+      .select(['status', 'archived_at'])
+      .where('id', '=', asset.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('archived');
     const summary = await h.request('GET', '/v1/workspace', { token: ws.apiKey });
     expect(summary.body.workspace.summary.assets.ready_assets).toBeGreaterThan(0);

@@ -16,15 +16,31 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 type Surface = 'rest' | 'mcp' | 'admin';
-const MCP_CALL = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_contacts', arguments: {} } };
+const MCP_CALL = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'search_contacts', arguments: {} },
+};
 
 /** One request from a given client address; token undefined sends no Authorization header. */
 function send(surface: Surface, address: string, token: string | undefined, service: Service = h.service) {
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   if (surface === 'mcp') {
-    return service.app.inject({ method: 'POST', url: '/mcp', remoteAddress: address, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(MCP_CALL) });
+    return service.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      remoteAddress: address,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: JSON.stringify(MCP_CALL),
+    });
   }
-  return service.app.inject({ method: 'GET', url: surface === 'rest' ? '/v1/contacts' : '/admin/v1/workspaces', remoteAddress: address, headers });
+  return service.app.inject({
+    method: 'GET',
+    url: surface === 'rest' ? '/v1/contacts' : '/admin/v1/workspaces',
+    remoteAddress: address,
+    headers,
+  });
 }
 
 const errorOf = (surface: Surface, res: LightMyRequestResponse) => {
@@ -42,7 +58,10 @@ const REJECTED: Record<Surface, { status: number; code: string }> = {
 async function expectThrottled(surface: Surface, res: LightMyRequestResponse) {
   expect(res.statusCode).toBe(429);
   const error = errorOf(surface, res);
-  expect(error).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/failed authentication attempts from this address/) });
+  expect(error).toMatchObject({
+    code: 'rate_limited',
+    message: expect.stringMatching(/failed authentication attempts from this address/),
+  });
   expect(error.retry_after_seconds).toBeGreaterThanOrEqual(1);
   expect(error.retry_after_seconds).toBeLessThanOrEqual(60);
   expect(res.headers['retry-after']).toBe(String(error.retry_after_seconds));
@@ -54,22 +73,25 @@ describe('failed-authentication throttle', () => {
     ['rest', '203.0.113.1', (): string => ws.apiKey],
     ['mcp', '203.0.113.2', (): string => ws.mcpToken],
     ['admin', '203.0.113.3', (): string => OPERATOR_TOKEN],
-  ] as const)('%s: the 21st bad credential from one address is 429; valid ones still work', async (surface, address, valid) => {
-    const bad = surface === 'admin' ? 'wos_op_not-the-operator-token' : 'wos_sk_doesnotexist';
-    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
-      const res = await send(surface, address, bad);
-      expect(res.statusCode).toBe(REJECTED[surface].status);
-      expect(errorOf(surface, res).code).toBe(REJECTED[surface].code);
-    }
-    await expectThrottled(surface, await send(surface, address, bad));
-    await expectThrottled(surface, await send(surface, address, `${bad}-other`));
-    // The address is not locked out: its valid credential works, and a missing header is still 401.
-    expect((await send(surface, address, valid())).statusCode).toBe(200);
-    expect((await send(surface, address, undefined)).statusCode).toBe(401);
-    await expectThrottled(surface, await send(surface, address, bad));
-    // Another address is not affected.
-    expect((await send(surface, '198.51.100.9', bad)).statusCode).toBe(REJECTED[surface].status);
-  });
+  ] as const)(
+    '%s: the 21st bad credential from one address is 429; valid ones still work',
+    async (surface, address, valid) => {
+      const bad = surface === 'admin' ? 'wos_op_not-the-operator-token' : 'wos_sk_doesnotexist';
+      for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
+        const res = await send(surface, address, bad);
+        expect(res.statusCode).toBe(REJECTED[surface].status);
+        expect(errorOf(surface, res).code).toBe(REJECTED[surface].code);
+      }
+      await expectThrottled(surface, await send(surface, address, bad));
+      await expectThrottled(surface, await send(surface, address, `${bad}-other`));
+      // The address is not locked out: its valid credential works, and a missing header is still 401.
+      expect((await send(surface, address, valid())).statusCode).toBe(200);
+      expect((await send(surface, address, undefined)).statusCode).toBe(401);
+      await expectThrottled(surface, await send(surface, address, bad));
+      // Another address is not affected.
+      expect((await send(surface, '198.51.100.9', bad)).statusCode).toBe(REJECTED[surface].status);
+    },
+  );
 
   it('counts revoked tokens and deleted workspaces, across surfaces, per address', async () => {
     const address = '203.0.113.4';
@@ -88,7 +110,12 @@ describe('failed-authentication throttle', () => {
     const address = '203.0.113.5';
     for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 5; i++) {
       expect((await send('rest', address, undefined)).statusCode).toBe(401);
-      const basic = await h.service.app.inject({ method: 'GET', url: '/v1/contacts', remoteAddress: address, headers: { authorization: 'Basic dXNlcjpwdw==' } });
+      const basic = await h.service.app.inject({
+        method: 'GET',
+        url: '/v1/contacts',
+        remoteAddress: address,
+        headers: { authorization: 'Basic dXNlcjpwdw==' },
+      });
       expect(basic.statusCode).toBe(401);
     }
     expect((await send('rest', address, 'wos_sk_doesnotexist')).statusCode).toBe(404);
@@ -101,7 +128,9 @@ describe('failed-authentication throttle', () => {
     try {
       const address = '203.0.113.6';
       for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
-        expect((await send('rest', address, 'wos_sk_doesnotexist', i % 2 ? sibling : h.service)).statusCode).toBe(404);
+        expect(
+          (await send('rest', address, 'wos_sk_doesnotexist', i % 2 ? sibling : h.service)).statusCode,
+        ).toBe(404);
       }
       await expectThrottled('rest', await send('rest', address, 'wos_sk_doesnotexist', sibling));
       await expectThrottled('rest', await send('rest', address, 'wos_sk_doesnotexist', h.service));

@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const call = (method: string, url: string, body?: unknown) => h.request(method, url, { token: ws.apiKey, body });
+const call = (method: string, url: string, body?: unknown) =>
+  h.request(method, url, { token: ws.apiKey, body });
 
 async function changedFields(requestId: string): Promise<string[][]> {
   const rows = await h.db
@@ -32,11 +33,19 @@ async function changedFields(requestId: string): Promise<string[][]> {
 
 describe('audit changed_fields', () => {
   it('CRM: a create with an idempotency key and updates with it and dry_run false name only record fields', async () => {
-    const contact = await call('POST', '/v1/contacts', { name: 'Ada', email: 'ada@example.com', idempotency_key: 'cf-1' });
+    const contact = await call('POST', '/v1/contacts', {
+      name: 'Ada',
+      email: 'ada@example.com',
+      idempotency_key: 'cf-1',
+    });
     expect(contact.status).toBe(201);
     expect(await changedFields(contact.body.request_id)).toEqual([['name', 'email']]);
 
-    const deal = await call('POST', '/v1/deals', { name: 'Deal', amount_cents: 100, idempotency_key: 'cf-2' });
+    const deal = await call('POST', '/v1/deals', {
+      name: 'Deal',
+      amount_cents: 100,
+      idempotency_key: 'cf-2',
+    });
     expect(deal.status).toBe(201);
     expect((await changedFields(deal.body.request_id))[0]).not.toContain('idempotency_key');
     // A body with dry_run (false) is served by update_deal_stage: applied, and audited without the flag.
@@ -49,9 +58,17 @@ describe('audit changed_fields', () => {
     expect(moved.status).toBe(200);
     expect(await changedFields(moved.body.request_id)).toEqual([['stage', 'notes']]);
 
-    const note = await call('POST', '/v1/notes', { body: 'First', contact_id: contact.body.contact.id, idempotency_key: 'cf-4' });
+    const note = await call('POST', '/v1/notes', {
+      body: 'First',
+      contact_id: contact.body.contact.id,
+      idempotency_key: 'cf-4',
+    });
     expect(await changedFields(note.body.request_id)).toEqual([['body', 'contact_id']]);
-    const edited = await call('PATCH', `/v1/notes/${note.body.note.id}`, { body: 'First', title: 'T', idempotency_key: 'cf-5' });
+    const edited = await call('PATCH', `/v1/notes/${note.body.note.id}`, {
+      body: 'First',
+      title: 'T',
+      idempotency_key: 'cf-5',
+    });
     expect(edited.status).toBe(200);
     expect(await changedFields(edited.body.request_id)).toEqual([['title']]);
   });
@@ -73,17 +90,28 @@ describe('audit changed_fields', () => {
     const task = await call('POST', '/v1/tasks', { title: 'Patch me' });
     const empty = await call('PATCH', `/v1/tasks/${task.body.task.id}`, { idempotency_key: 'cf-8' });
     expect(empty.status).toBe(400);
-    expect(empty.body.error.field_errors).toEqual([{ field: '(body)', message: 'send at least one of status, completed_note' }]);
+    expect(empty.body.error.field_errors).toEqual([
+      { field: '(body)', message: 'send at least one of status, completed_note' },
+    ]);
     // Sending the current state changes nothing: an audit event without fields, no domain event.
     const same = await call('PATCH', `/v1/tasks/${task.body.task.id}`, { status: 'open' });
     expect(same.status).toBe(200);
     expect(await changedFields(same.body.request_id)).toEqual([[]]);
-    const events = await h.db.selectFrom('outbox_events').select('id').where('request_id', '=', same.body.request_id).execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('request_id', '=', same.body.request_id)
+      .execute();
     expect(events).toEqual([]);
   });
 
   it('an upsert that sets the current value changes nothing, like any update', async () => {
-    const body = { channel: 'in_app', event_type: 'task.completed', enabled: false, idempotency_key: 'cf-10' };
+    const body = {
+      channel: 'in_app',
+      event_type: 'task.completed',
+      enabled: false,
+      idempotency_key: 'cf-10',
+    };
     const created = await call('POST', '/v1/notifications/preferences', body);
     expect(created.status).toBe(201);
     expect(await changedFields(created.body.request_id)).toEqual([['channel', 'event_type', 'enabled']]);
@@ -91,7 +119,11 @@ describe('audit changed_fields', () => {
     expect(again.status).toBe(200);
     expect(again.body.preference).toEqual(created.body.preference);
     expect(await changedFields(again.body.request_id)).toEqual([[]]);
-    const events = await h.db.selectFrom('outbox_events').select('id').where('request_id', '=', again.body.request_id).execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('request_id', '=', again.body.request_id)
+      .execute();
     expect(events).toEqual([]);
     const flipped = await call('POST', '/v1/notifications/preferences', { ...body, enabled: true });
     expect(await changedFields(flipped.body.request_id)).toEqual([['enabled']]);
@@ -138,7 +170,11 @@ describe('the pipeline', () => {
     });
     expect(echoed.status).toBe(200);
     expect(echoed.body.fields.sort()).toEqual(['dry_run', 'idempotency_key', 'label', 'task_id']);
-    const rows = await e.db.selectFrom('audit_events').select('changed_fields').where('request_id', '=', echoed.body.request_id).execute();
+    const rows = await e.db
+      .selectFrom('audit_events')
+      .select('changed_fields')
+      .where('request_id', '=', echoed.body.request_id)
+      .execute();
     expect(rows.map((row) => JSON.parse(row.changed_fields))).toEqual([['task_id', 'label']]);
   });
 });

@@ -34,7 +34,12 @@ describe('operation registry', () => {
     tools = [];
     let cursor: string | undefined;
     do {
-      const listed = await h.mcp(ws.mcpToken, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor ? { cursor } : {} });
+      const listed = await h.mcp(ws.mcpToken, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: cursor ? { cursor } : {},
+      });
       tools.push(...listed.body.result.tools);
       cursor = listed.body.result.nextCursor;
     } while (cursor);
@@ -42,87 +47,103 @@ describe('operation registry', () => {
   });
   afterAll(() => h.close());
 
-  it.each(registry.operations.map((op) => [op.name, op] as const))('%s is complete and strict', (_name, op) => {
-    expect(op.name).toMatch(/^[a-z][a-z0-9_]*$/);
-    expect(MODULES).toContain(op.module);
-    expect(op.scopes.length).toBeGreaterThan(0);
-    for (const scope of op.scopes) expect(SCOPES).toContain(scope);
-    expect(op.description.length).toBeGreaterThan(40);
-    expect(op.summary.length).toBeGreaterThan(3);
-    expect(op.rest.path.startsWith('/v1/')).toBe(true);
-    expect(() => op.validators()).not.toThrow();
-    expect(openObjects(JSON.parse(JSON.stringify(op.input)))).toEqual([]);
-    if (op.kind !== 'read') expect(op.input.properties).toHaveProperty('idempotency_key');
-    if (op.deprecated) expect(registry.byName.get(op.deprecated.replacedBy)).toBeDefined();
-    if (op.creates) expect(registry.recordTypes.get(op.creates)).toBeDefined();
+  it.each(registry.operations.map((op) => [op.name, op] as const))(
+    '%s is complete and strict',
+    (_name, op) => {
+      expect(op.name).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(MODULES).toContain(op.module);
+      expect(op.scopes.length).toBeGreaterThan(0);
+      for (const scope of op.scopes) expect(SCOPES).toContain(scope);
+      expect(op.description.length).toBeGreaterThan(40);
+      expect(op.summary.length).toBeGreaterThan(3);
+      expect(op.rest.path.startsWith('/v1/')).toBe(true);
+      expect(() => op.validators()).not.toThrow();
+      expect(openObjects(JSON.parse(JSON.stringify(op.input)))).toEqual([]);
+      if (op.kind !== 'read') expect(op.input.properties).toHaveProperty('idempotency_key');
+      if (op.deprecated) expect(registry.byName.get(op.deprecated.replacedBy)).toBeDefined();
+      if (op.creates) expect(registry.recordTypes.get(op.creates)).toBeDefined();
 
-    // REST: the route exists in OpenAPI, served by this operation or shared with its replacement.
-    const documented = openapi.paths[op.rest.path]?.[op.rest.method.toLowerCase()];
-    expect(documented, `${op.rest.method} ${op.rest.path} in OpenAPI`).toBeDefined();
-    const success = documented.responses[op.kind === 'create' ? '201' : '200'];
-    expect(Object.keys(success.content)).toEqual([op.responseMediaType ?? 'application/json']);
-    if (!op.deprecated) expect(documented.operationId).toBe(op.name);
+      // REST: the route exists in OpenAPI, served by this operation or shared with its replacement.
+      const documented = openapi.paths[op.rest.path]?.[op.rest.method.toLowerCase()];
+      expect(documented, `${op.rest.method} ${op.rest.path} in OpenAPI`).toBeDefined();
+      const success = documented.responses[op.kind === 'create' ? '201' : '200'];
+      expect(Object.keys(success.content)).toEqual([op.responseMediaType ?? 'application/json']);
+      if (!op.deprecated) expect(documented.operationId).toBe(op.name);
 
-    // The declared response: a closed object with request_id; documented with a real schema and an example
-    // that matches it; a create's idempotent replay (200) is documented with the same body.
-    const response = registry.responses.get(op.name)!;
-    expect(response.required).toContain('request_id');
-    expect(response.additionalProperties).toBe(false);
-    if (!op.deprecated && !op.responseMediaType) {
-      const media = success.content['application/json'];
-      expect(JSON.stringify(media.schema)).not.toBe('{}');
-      const checkExample = compileResponseSchema(response);
-      expect(checkExample(media.example), JSON.stringify(checkExample.errors)).toBe(true);
-      if (op.kind === 'create') expect(documented.responses['200'].content).toEqual(success.content);
-      const body = documented.requestBody?.content['application/json'];
-      if (body) {
-        const pathValues = Object.fromEntries(
-          (documented.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, p.example]),
-        );
-        const restCompiled = op.restValidators ? op.restValidators() : op.validators();
-        const example = structuredClone({ ...body.example, ...pathValues });
-        expect(restCompiled.strict(example), JSON.stringify(restCompiled.strict.errors)).toBe(true);
+      // The declared response: a closed object with request_id; documented with a real schema and an example
+      // that matches it; a create's idempotent replay (200) is documented with the same body.
+      const response = registry.responses.get(op.name)!;
+      expect(response.required).toContain('request_id');
+      expect(response.additionalProperties).toBe(false);
+      if (!op.deprecated && !op.responseMediaType) {
+        const media = success.content['application/json'];
+        expect(JSON.stringify(media.schema)).not.toBe('{}');
+        const checkExample = compileResponseSchema(response);
+        expect(checkExample(media.example), JSON.stringify(checkExample.errors)).toBe(true);
+        if (op.kind === 'create') expect(documented.responses['200'].content).toEqual(success.content);
+        const body = documented.requestBody?.content['application/json'];
+        if (body) {
+          const pathValues = Object.fromEntries(
+            (documented.parameters ?? [])
+              .filter((p: any) => p.in === 'path')
+              .map((p: any) => [p.name, p.example]),
+          );
+          const restCompiled = op.restValidators ? op.restValidators() : op.validators();
+          const example = structuredClone({ ...body.example, ...pathValues });
+          expect(restCompiled.strict(example), JSON.stringify(restCompiled.strict.errors)).toBe(true);
+        }
       }
-    }
 
-    // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.
-    const tool = tools.find((t) => t.name === op.name);
-    if (!op.mcp) {
-      expect(tool).toBeUndefined();
-      expect(op.kind).toBe('read');
-      return;
-    }
-    expect(tool).toBeDefined();
-    expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(op.input)));
-    expect(tool.inputSchema.additionalProperties).toBe(false);
-    expect(tool._meta).toEqual({
-      module: op.module,
-      scopes: op.scopes,
-      ...(op.scopeMode === 'any' ? { scope_mode: 'any' } : {}),
-      ...(op.deprecated
-        ? { deprecated: true, replaced_by: op.deprecated.replacedBy, rest: `${op.rest.method} ${op.rest.path}` }
-        : {}),
-      ...(op.dryRun ? { dry_run: true } : {}),
-      ...(op.extension ? { extension: true } : {}),
-    });
-    expect(tool.annotations.readOnlyHint).toBe(op.kind === 'read');
-    // outputSchema: an object schema whose first branch is the declared body, compacted (the second, the
-    // error envelope); the documented response example conforms to it.
-    expect(tool.outputSchema).toEqual(outputSchema(response));
-    expect(tool.outputSchema.type).toBe('object');
-    if (!op.responseMediaType && !op.deprecated) {
-      const conforms = compileResponseSchema(tool.outputSchema);
-      expect(conforms(documented.responses[op.kind === 'create' ? '201' : '200'].content['application/json'].example)).toBe(true);
-    }
-  });
+      // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.
+      const tool = tools.find((t) => t.name === op.name);
+      if (!op.mcp) {
+        expect(tool).toBeUndefined();
+        expect(op.kind).toBe('read');
+        return;
+      }
+      expect(tool).toBeDefined();
+      expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(op.input)));
+      expect(tool.inputSchema.additionalProperties).toBe(false);
+      expect(tool._meta).toEqual({
+        module: op.module,
+        scopes: op.scopes,
+        ...(op.scopeMode === 'any' ? { scope_mode: 'any' } : {}),
+        ...(op.deprecated
+          ? {
+              deprecated: true,
+              replaced_by: op.deprecated.replacedBy,
+              rest: `${op.rest.method} ${op.rest.path}`,
+            }
+          : {}),
+        ...(op.dryRun ? { dry_run: true } : {}),
+        ...(op.extension ? { extension: true } : {}),
+      });
+      expect(tool.annotations.readOnlyHint).toBe(op.kind === 'read');
+      // outputSchema: an object schema whose first branch is the declared body, compacted (the second, the
+      // error envelope); the documented response example conforms to it.
+      expect(tool.outputSchema).toEqual(outputSchema(response));
+      expect(tool.outputSchema.type).toBe('object');
+      if (!op.responseMediaType && !op.deprecated) {
+        const conforms = compileResponseSchema(tool.outputSchema);
+        expect(
+          conforms(
+            documented.responses[op.kind === 'create' ? '201' : '200'].content['application/json'].example,
+          ),
+        ).toBe(true);
+      }
+    },
+  );
 
-  it('has a lookup route for every record type, named like the resource\'s other routes', () => {
+  it("has a lookup route for every record type, named like the resource's other routes", () => {
     for (const recordType of registry.recordTypes.values()) {
       const lookup = registry.byName.get(`get_${recordType.type}`)!;
       const param = /\{(\w+)\}$/.exec(lookup.rest.path)![1]!;
       expect(lookup.rest).toEqual({ method: 'GET', path: `${recordType.collection}/{${param}}` });
-      const others = registry.operations.filter((op) => op.rest.path.startsWith(`${recordType.collection}/{`));
-      for (const op of others) expect(op.rest.path.startsWith(`${recordType.collection}/{${param}}`)).toBe(true);
+      const others = registry.operations.filter((op) =>
+        op.rest.path.startsWith(`${recordType.collection}/{`),
+      );
+      for (const op of others)
+        expect(op.rest.path.startsWith(`${recordType.collection}/{${param}}`)).toBe(true);
       // The record type's schema is its resource: the lookup answers {<key>: <schema>}.
       expect(registry.responses.get(lookup.name)!.properties[recordType.key]).toBe(recordType.schema);
     }
@@ -144,7 +165,8 @@ describe('operation registry', () => {
         }
         const limit = operation.parameters?.find((p: any) => p.name === 'limit');
         if (limit) expect(limit.schema.maximum, `${method} ${path} limit`).toBeUndefined();
-        if (method === 'patch') expect(operation.requestBody.content['application/json'].schema.minProperties).toBe(1);
+        if (method === 'patch')
+          expect(operation.requestBody.content['application/json'].schema.minProperties).toBe(1);
       }
     }
     expect(openapi.components.responses.Error.content['application/json'].schema).toEqual({

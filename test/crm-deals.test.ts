@@ -147,7 +147,11 @@ describe('deals', () => {
     expect(viaStage.body.deal.closed_at).toBe(h.clock.now().toISOString());
     const both = await post('/v1/deals', { name: 'Both', stage: 'won', stage_key: 'won' });
     expect(both.body.deal.closed_at).not.toBeNull();
-    const task = await post('/v1/tasks', { title: 'Follow up', related_resource_type: 'deal', related_resource_id: plain.body.deal.id });
+    const task = await post('/v1/tasks', {
+      title: 'Follow up',
+      related_resource_type: 'deal',
+      related_resource_id: plain.body.deal.id,
+    });
     expect(task.status).toBe(201);
     const activity = await post('/v1/activities', {
       type: 'call',

@@ -304,18 +304,29 @@ describe('record_payment', () => {
     const invoice = await newInvoice();
     const results = await Promise.all(
       [1, 2, 3].map((i) =>
-        post('/v1/payments', { invoice_id: invoice.id, amount_cents: 20_000, provider_reference_id: `race-${i}` }),
+        post('/v1/payments', {
+          invoice_id: invoice.id,
+          amount_cents: 20_000,
+          provider_reference_id: `race-${i}`,
+        }),
       ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400]);
-    expect(await invoiceRow(invoice.id)).toMatchObject({ amount_paid_cents: 20_000, status: 'partially_paid' });
+    expect(await invoiceRow(invoice.id)).toMatchObject({
+      amount_paid_cents: 20_000,
+      status: 'partially_paid',
+    });
 
     const before = await paymentCount();
     const same = await Promise.all(
-      [1, 2].map(() => post('/v1/payments', { amount_cents: 5, provider: 'bank', provider_reference_id: 'same-ref' })),
+      [1, 2].map(() =>
+        post('/v1/payments', { amount_cents: 5, provider: 'bank', provider_reference_id: 'same-ref' }),
+      ),
     );
     expect(same.map((r) => r.status).sort()).toEqual([201, 400]);
-    expect(same.find((r) => r.status === 400)!.body.error.field_errors[0].field).toBe('provider_reference_id');
+    expect(same.find((r) => r.status === 400)!.body.error.field_errors[0].field).toBe(
+      'provider_reference_id',
+    );
     expect(await paymentCount()).toBe(before + 1);
   });
 });

@@ -12,8 +12,10 @@ let taskId: string;
 beforeAll(async () => {
   h = await Harness.start();
   ws = await h.workspace();
-  contactId = (await h.request('POST', '/v1/contacts', { token: ws.apiKey, body: { name: 'Ada Lovelace' } })).body.contact.id;
-  taskId = (await h.request('POST', '/v1/tasks', { token: ws.apiKey, body: { title: 'Call Ada' } })).body.task.id;
+  contactId = (await h.request('POST', '/v1/contacts', { token: ws.apiKey, body: { name: 'Ada Lovelace' } }))
+    .body.contact.id;
+  taskId = (await h.request('POST', '/v1/tasks', { token: ws.apiKey, body: { title: 'Call Ada' } })).body.task
+    .id;
 });
 afterAll(() => h.close());
 
@@ -22,10 +24,16 @@ describe('get_record', () => {
     const lookup = await h.request('GET', `/v1/contacts/${contactId}`, { token: ws.apiKey });
     const call = await h.callTool(ws.mcpToken, 'get_record', { type: 'contact', id: contactId });
     expect(call.result.isError).toBeUndefined();
-    expect(call.body).toEqual({ type: 'contact', record: lookup.body.contact, request_id: call.body.request_id });
+    expect(call.body).toEqual({
+      type: 'contact',
+      record: lookup.body.contact,
+      request_id: call.body.request_id,
+    });
     const rest = await h.request('GET', `/v1/records/task/${taskId}`, { token: ws.apiKey });
     expect(rest.status).toBe(200);
-    expect(rest.body.record).toEqual((await h.request('GET', `/v1/tasks/${taskId}`, { token: ws.apiKey })).body.task);
+    expect(rest.body.record).toEqual(
+      (await h.request('GET', `/v1/tasks/${taskId}`, { token: ws.apiKey })).body.task,
+    );
   });
 
   it('needs the read scope of the type asked for, checked at execution', async () => {
@@ -50,12 +58,17 @@ describe('get_record', () => {
     expect(call.result.isError).toBe(true);
     expect(call.body.error.code).toBe('validation_failed');
     const types = [...buildRegistry().recordTypes.keys()];
-    expect(call.body.error.field_errors).toEqual([{ field: 'type', message: `must be one of: ${types.join(', ')}` }]);
+    expect(call.body.error.field_errors).toEqual([
+      { field: 'type', message: `must be one of: ${types.join(', ')}` },
+    ]);
   });
 
   it("answers resource_not_found for another workspace's record and for a type's module that is off", async () => {
     const other = await h.workspace('Other tenant');
-    const theirs = await h.request('POST', '/v1/contacts', { token: other.apiKey, body: { name: 'Grace Hopper' } });
+    const theirs = await h.request('POST', '/v1/contacts', {
+      token: other.apiKey,
+      body: { name: 'Grace Hopper' },
+    });
     const call = await h.callTool(ws.mcpToken, 'get_record', { type: 'contact', id: theirs.body.contact.id });
     expect(call.result.isError).toBe(true);
     expect(call.body.error.code).toBe('resource_not_found');

@@ -13,25 +13,51 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const call = (method: string, url: string, body?: unknown, token = ws.apiKey) => h.request(method, url, { token, body });
+const call = (method: string, url: string, body?: unknown, token = ws.apiKey) =>
+  h.request(method, url, { token, body });
 const count = async (table: 'audit_events' | 'outbox_events') =>
-  Number((await h.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', ws.id).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await h.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspace_id', '=', ws.id)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 let planId: string;
 
 describe('definitions', () => {
   it('defines properties, redefines them by name, and replays idempotent calls', async () => {
-    const body = { name: 'plan_tier', type: 'string', enum: ['free', 'pro'], description: 'Billing tier', idempotency_key: 'p-1' };
+    const body = {
+      name: 'plan_tier',
+      type: 'string',
+      enum: ['free', 'pro'],
+      description: 'Billing tier',
+      idempotency_key: 'p-1',
+    };
     const created = await call('POST', '/v1/analytics/properties', body);
     expect(created.status).toBe(201);
-    expect(created.body.property).toMatchObject({ id: expect.stringMatching(/^aprop_/), name: 'plan_tier', enum: ['free', 'pro'] });
+    expect(created.body.property).toMatchObject({
+      id: expect.stringMatching(/^aprop_/),
+      name: 'plan_tier',
+      enum: ['free', 'pro'],
+    });
     const replay = await call('POST', '/v1/analytics/properties', body);
     expect(replay.status).toBe(200);
     expect(replay.body.property.id).toBe(created.body.property.id);
     expect((await call('POST', '/v1/analytics/properties', { ...body, type: 'integer' })).status).toBe(409);
-    const redefined = await call('POST', '/v1/analytics/properties', { name: 'plan_tier', type: 'string', enum: ['free', 'pro', 'team'] });
+    const redefined = await call('POST', '/v1/analytics/properties', {
+      name: 'plan_tier',
+      type: 'string',
+      enum: ['free', 'pro', 'team'],
+    });
     expect(redefined.status).toBe(200);
-    expect(redefined.body.property).toMatchObject({ id: created.body.property.id, enum: ['free', 'pro', 'team'] });
+    expect(redefined.body.property).toMatchObject({
+      id: created.body.property.id,
+      enum: ['free', 'pro', 'team'],
+    });
 
     for (const property of [
       { name: 'amount', type: 'number' },
@@ -67,7 +93,9 @@ describe('definitions', () => {
       name: 'order.completed',
       properties: [{ name: 'amount', required: true }, { name: 'nope' }],
     });
-    expect(unknown.body.error.field_errors).toEqual([{ field: 'properties[1].name', message: 'is not a defined property (define_property)' }]);
+    expect(unknown.body.error.field_errors).toEqual([
+      { field: 'properties[1].name', message: 'is not a defined property (define_property)' },
+    ]);
     const body = {
       app: 'shop',
       name: 'order.completed',
@@ -86,8 +114,18 @@ describe('definitions', () => {
     expect(created.body.event.properties[2]).toEqual({ name: 'coupon', required: false });
     expect((await call('POST', '/v1/analytics/events', body)).body.event.id).toBe(created.body.event.id);
     expect((await call('POST', '/v1/analytics/events', { ...body, status: 'deprecated' })).status).toBe(409);
-    expect((await call('POST', '/v1/analytics/events', { app: 'shop', name: 'cart.viewed' })).status).toBe(201);
-    expect((await call('POST', '/v1/analytics/events', { app: 'shop', name: 'legacy.clicked', status: 'deprecated' })).status).toBe(201);
+    expect((await call('POST', '/v1/analytics/events', { app: 'shop', name: 'cart.viewed' })).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await call('POST', '/v1/analytics/events', {
+          app: 'shop',
+          name: 'legacy.clicked',
+          status: 'deprecated',
+        })
+      ).status,
+    ).toBe(201);
     expect((await call('POST', '/v1/analytics/events', { app: 'blog', name: 'post.read' })).status).toBe(201);
     expect((await call('POST', '/v1/analytics/events', { app: 'shop', name: 'notdotted' })).status).toBe(400);
 
@@ -101,8 +139,14 @@ describe('definitions', () => {
 
 describe('tracking plans', () => {
   it('creates, activates, edits and archives a plan, keeping its history', async () => {
-    const bad = await call('POST', '/v1/analytics/tracking-plans', { name: 'Shop', app: 'shop', events: ['post.read'] });
-    expect(bad.body.error.field_errors).toEqual([{ field: 'events[0]', message: 'post.read is not a defined event of app shop' }]);
+    const bad = await call('POST', '/v1/analytics/tracking-plans', {
+      name: 'Shop',
+      app: 'shop',
+      events: ['post.read'],
+    });
+    expect(bad.body.error.field_errors).toEqual([
+      { field: 'events[0]', message: 'post.read is not a defined event of app shop' },
+    ]);
     const body = { name: 'Shop v1', app: 'shop', events: ['order.completed'], idempotency_key: 't-1' };
     const created = await call('POST', '/v1/analytics/tracking-plans', body);
     expect(created.status).toBe(201);
@@ -111,35 +155,77 @@ describe('tracking plans', () => {
     expect((await call('POST', '/v1/analytics/tracking-plans', body)).body.tracking_plan.id).toBe(planId);
     expect((await call('POST', '/v1/analytics/tracking-plans', { ...body, name: 'Other' })).status).toBe(409);
 
-    const activated = await call('PATCH', `/v1/analytics/tracking-plans/${planId}`, { status: 'active', events: ['order.completed', 'legacy.clicked'] });
-    expect(activated.body.tracking_plan).toMatchObject({ status: 'active', events: ['order.completed', 'legacy.clicked'] });
-    const second = await call('POST', '/v1/analytics/tracking-plans', { name: 'Shop v2', app: 'shop', status: 'active' });
+    const activated = await call('PATCH', `/v1/analytics/tracking-plans/${planId}`, {
+      status: 'active',
+      events: ['order.completed', 'legacy.clicked'],
+    });
+    expect(activated.body.tracking_plan).toMatchObject({
+      status: 'active',
+      events: ['order.completed', 'legacy.clicked'],
+    });
+    const second = await call('POST', '/v1/analytics/tracking-plans', {
+      name: 'Shop v2',
+      app: 'shop',
+      status: 'active',
+    });
     expect(second.body.error.field_errors[0].field).toBe('status');
     const draft = await h.callTool(ws.mcpToken, 'create_tracking_plan', { name: 'Shop v2', app: 'shop' });
     expect(draft.body.tracking_plan.status).toBe('draft');
-    expect((await call('GET', '/v1/analytics/tracking-plans?app=shop&status=active')).body.tracking_plans.map((p: any) => p.id)).toEqual([planId]);
+    expect(
+      (await call('GET', '/v1/analytics/tracking-plans?app=shop&status=active')).body.tracking_plans.map(
+        (p: any) => p.id,
+      ),
+    ).toEqual([planId]);
 
     const archived = await call('DELETE', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`);
-    expect(archived.body.tracking_plan).toMatchObject({ status: 'archived', archived_at: expect.any(String) });
-    expect((await call('DELETE', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`)).status).toBe(200);
-    expect((await call('GET', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`)).status).toBe(404);
-    expect((await call('PATCH', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`, { name: 'x' })).status).toBe(404);
-    expect((await call('GET', '/v1/analytics/tracking-plans')).body.tracking_plans.map((p: any) => p.id)).toEqual([planId]);
-    const history = await call('GET', `/v1/history?target_type=analytics_tracking_plan&target_id=${draft.body.tracking_plan.id}`);
+    expect(archived.body.tracking_plan).toMatchObject({
+      status: 'archived',
+      archived_at: expect.any(String),
+    });
+    expect((await call('DELETE', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`)).status).toBe(
+      200,
+    );
+    expect((await call('GET', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`)).status).toBe(
+      404,
+    );
+    expect(
+      (await call('PATCH', `/v1/analytics/tracking-plans/${draft.body.tracking_plan.id}`, { name: 'x' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call('GET', '/v1/analytics/tracking-plans')).body.tracking_plans.map((p: any) => p.id),
+    ).toEqual([planId]);
+    const history = await call(
+      'GET',
+      `/v1/history?target_type=analytics_tracking_plan&target_id=${draft.body.tracking_plan.id}`,
+    );
     expect(history.body.entries.map((e: any) => e.action)).toEqual(['archive', 'archive', 'create']);
     expect(history.body.entries[1].changed_fields).toEqual(['status', 'archived_at']);
   });
 
-  it('answers 404 for another workspace\'s IDs', async () => {
+  it("answers 404 for another workspace's IDs", async () => {
     const property = (await call('GET', '/v1/analytics/events?app=shop')).body.events[0];
     const t = other.apiKey;
     expect((await call('GET', `/v1/analytics/events/${property.id}`, undefined, t)).status).toBe(404);
     expect((await call('GET', `/v1/analytics/tracking-plans/${planId}`, undefined, t)).status).toBe(404);
-    expect((await call('PATCH', `/v1/analytics/tracking-plans/${planId}`, { name: 'Stolen' }, t)).status).toBe(404);
+    expect(
+      (await call('PATCH', `/v1/analytics/tracking-plans/${planId}`, { name: 'Stolen' }, t)).status,
+    ).toBe(404);
     expect((await call('DELETE', `/v1/analytics/tracking-plans/${planId}`, undefined, t)).status).toBe(404);
-    const validate = await call('POST', '/v1/analytics/events/validate', { app: 'shop', event_name: 'order.completed', tracking_plan_id: planId }, t);
+    const validate = await call(
+      'POST',
+      '/v1/analytics/events/validate',
+      { app: 'shop', event_name: 'order.completed', tracking_plan_id: planId },
+      t,
+    );
     expect(validate.status).toBe(404);
-    const tier = (await h.db.selectFrom('analytics_properties').select('id').where('name', '=', 'plan_tier').executeTakeFirstOrThrow()).id;
+    const tier = (
+      await h.db
+        .selectFrom('analytics_properties')
+        .select('id')
+        .where('name', '=', 'plan_tier')
+        .executeTakeFirstOrThrow()
+    ).id;
     expect((await call('GET', `/v1/analytics/properties/${tier}`, undefined, t)).status).toBe(404);
     expect((await call('GET', `/v1/analytics/properties/${tier}`)).status).toBe(200);
   });
@@ -156,10 +242,21 @@ describe('validate_event', () => {
       event_name: 'order.completed',
       object_type: 'order',
       object_id: 'ord_1',
-      properties: { amount: 12.5, plan_tier: 'pro', coupon: 'SAVE-10', seats: 3, renewed_at: '2026-01-01T00:00:00Z' },
+      properties: {
+        amount: 12.5,
+        plan_tier: 'pro',
+        coupon: 'SAVE-10',
+        seats: 3,
+        renewed_at: '2026-01-01T00:00:00Z',
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, errors: [], tracking_plan_id: planId, matched_event: { name: 'order.completed' } });
+    expect(res.body).toMatchObject({
+      valid: true,
+      errors: [],
+      tracking_plan_id: planId,
+      matched_event: { name: 'order.completed' },
+    });
     expect(res.body.request_id).toMatch(/^req_/);
     expect(await count('audit_events')).toBe(audits);
     expect(await count('outbox_events')).toBe(events);
@@ -171,7 +268,14 @@ describe('validate_event', () => {
       event_name: 'order.completed',
       object_type: 'order',
       object_id: 'ord_2',
-      properties: { amount: 'twelve', plan_tier: 'gold', coupon: 'save10', seats: 2.5, renewed_at: 'yesterday', referrer: 'ad' },
+      properties: {
+        amount: 'twelve',
+        plan_tier: 'gold',
+        coupon: 'save10',
+        seats: 2.5,
+        renewed_at: 'yesterday',
+        referrer: 'ad',
+      },
     });
     expect(res.body.valid).toBe(false);
     expect(res.body.errors).toEqual(
@@ -180,16 +284,25 @@ describe('validate_event', () => {
         { field: 'properties.plan_tier', message: 'must be one of: free, pro, team' },
         { field: 'properties.coupon', message: 'must match the pattern ^[A-Z]{4}-\\d{2}$' },
         { field: 'properties.seats', message: 'must be of type integer' },
-        { field: 'properties.renewed_at', message: 'must be an ISO 8601 date-time from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z' },
+        {
+          field: 'properties.renewed_at',
+          message: 'must be an ISO 8601 date-time from 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z',
+        },
         { field: 'properties.referrer', message: 'is not a property of this event' },
       ]),
     );
     expect(res.body.errors).toHaveLength(6);
 
     const missing = await validate({ app: 'shop', event_name: 'order.completed', properties: { amount: 1 } });
-    expect(missing.body.errors).toEqual([{ field: 'properties.plan_tier', message: 'is required by the event definition' }]);
+    expect(missing.body.errors).toEqual([
+      { field: 'properties.plan_tier', message: 'is required by the event definition' },
+    ]);
 
-    const unknown = await h.callTool(ws.mcpToken, 'validate_event', { app: 'shop', event_name: 'order.refunded', properties: {} });
+    const unknown = await h.callTool(ws.mcpToken, 'validate_event', {
+      app: 'shop',
+      event_name: 'order.refunded',
+      properties: {},
+    });
     expect(unknown.body).toMatchObject({
       valid: false,
       matched_event: null,
@@ -201,10 +314,15 @@ describe('validate_event', () => {
     expect(outside.body.matched_event.name).toBe('cart.viewed');
 
     const deprecated = await validate({ app: 'shop', event_name: 'legacy.clicked' });
-    expect(deprecated.body).toMatchObject({ valid: true, warnings: [{ field: 'event_name', message: 'is deprecated' }] });
+    expect(deprecated.body).toMatchObject({
+      valid: true,
+      warnings: [{ field: 'event_name', message: 'is deprecated' }],
+    });
 
     const noPlan = await validate({ app: 'blog', event_name: 'post.read', properties: { extra: 1 } });
     expect(noPlan.body).toMatchObject({ valid: false, tracking_plan_id: null });
-    expect(noPlan.body.errors).toEqual([{ field: 'properties.extra', message: 'is not a property of this event' }]);
+    expect(noPlan.body.errors).toEqual([
+      { field: 'properties.extra', message: 'is not a property of this event' },
+    ]);
   });
 });

@@ -17,14 +17,20 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-function send(method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}) {
+function send(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }>((resolve, reject) => {
     const headers = { authorization: `Bearer ${ws.apiKey}`, ...options.headers };
     const request = http.request({ host: '127.0.0.1', port, method, path, headers }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: JSON.parse(text) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: JSON.parse(text) }),
+      );
     });
     request.on('error', reject);
     request.end(options.body);
@@ -43,11 +49,17 @@ describe('methods a known path does not serve', () => {
   it('answers QUERY with 405 and Allow, with or without a body and whatever its media type', async () => {
     expectMethodNotAllowed(await send('QUERY', '/v1/contacts'), 'GET, POST');
     expectMethodNotAllowed(
-      await send('QUERY', '/v1/contacts', { headers: { 'content-type': 'application/json' }, body: '{"limit": 5}' }),
+      await send('QUERY', '/v1/contacts', {
+        headers: { 'content-type': 'application/json' },
+        body: '{"limit": 5}',
+      }),
       'GET, POST',
     );
     expectMethodNotAllowed(
-      await send('QUERY', '/v1/contacts?limit=5', { headers: { 'content-type': 'text/plain' }, body: 'select *' }),
+      await send('QUERY', '/v1/contacts?limit=5', {
+        headers: { 'content-type': 'text/plain' },
+        body: 'select *',
+      }),
       'GET, POST',
     );
   });
@@ -55,7 +67,10 @@ describe('methods a known path does not serve', () => {
   it('answers WebDAV and other registered methods, and methods no registry knows, with 405 and Allow', async () => {
     expectMethodNotAllowed(await send('PROPFIND', '/v1/contacts'), 'GET, POST');
     expectMethodNotAllowed(await send('SEARCH', '/v1/tasks/tsk_01JDB3Y5Q0ZK8X4M2N7P9R6T3V'), 'GET, PATCH');
-    expectMethodNotAllowed(await send('PUT', '/v1/contacts', { headers: { 'content-type': 'text/plain' }, body: 'x' }), 'GET, POST');
+    expectMethodNotAllowed(
+      await send('PUT', '/v1/contacts', { headers: { 'content-type': 'text/plain' }, body: 'x' }),
+      'GET, POST',
+    );
     expectMethodNotAllowed(await send('TRACE', '/admin/v1/workspaces'), 'GET, POST');
     // Node's parser knows no method FOO: the request is still answered as one no route serves.
     expectMethodNotAllowed(await send('FOO', '/v1/contacts?limit=1'), 'GET, POST');

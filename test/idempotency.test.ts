@@ -15,30 +15,59 @@ afterAll(() => h.close());
 const post = (url: string, body: unknown) => h.request('POST', url, { token: ws.apiKey, body });
 const countRows = async (table: 'contacts' | 'tasks', workspaceId = ws.id) =>
   Number(
-    (await h.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow()).n,
+    (
+      await h.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 
 describe('idempotency keys', () => {
   it('replays the current record with 200, a new request_id, a usage event and no audit event', async () => {
-    const first = await post('/v1/contacts', { name: 'Once', email: 'once@example.com', idempotency_key: 'contact-once' });
+    const first = await post('/v1/contacts', {
+      name: 'Once',
+      email: 'once@example.com',
+      idempotency_key: 'contact-once',
+    });
     expect(first.status).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
-    const again = await post('/v1/contacts', { email: 'once@example.com', name: 'Once', idempotency_key: 'contact-once' });
+    const again = await post('/v1/contacts', {
+      email: 'once@example.com',
+      name: 'Once',
+      idempotency_key: 'contact-once',
+    });
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body.contact).toEqual(first.body.contact);
     expect(again.body.request_id).not.toBe(first.body.request_id);
-    const audits = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', again.body.request_id).execute();
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', again.body.request_id)
+      .execute();
     expect(audits).toEqual([]);
-    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', again.body.request_id).execute();
+    const calls = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', again.body.request_id)
+      .execute();
     expect(calls[0]).toMatchObject({ http_status: 200, billed_units: 1 });
-    const events = await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', again.body.request_id).execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('request_id', '=', again.body.request_id)
+      .execute();
     expect(events).toEqual([]);
   });
 
   it('returns the same record to REST and MCP for the same key and input', async () => {
     const rest = await post('/v1/tasks', { title: 'Cross-surface', idempotency_key: 'cross-1' });
-    const mcp = await h.callTool(ws.mcpToken, 'create_task', { title: 'Cross-surface', idempotency_key: 'cross-1' });
+    const mcp = await h.callTool(ws.mcpToken, 'create_task', {
+      title: 'Cross-surface',
+      idempotency_key: 'cross-1',
+    });
     expect(mcp.result.isError).toBeUndefined();
     expect(mcp.body.task.id).toBe(rest.body.task.id);
   });
@@ -48,9 +77,16 @@ describe('idempotency keys', () => {
     const before = await countRows('contacts');
     const conflict = await post('/v1/contacts', { name: 'Second', idempotency_key: 'conflict-1' });
     expect(conflict.status).toBe(409);
-    expect(conflict.body.error).toMatchObject({ code: 'idempotency_conflict', idempotency_key: 'conflict-1' });
+    expect(conflict.body.error).toMatchObject({
+      code: 'idempotency_conflict',
+      idempotency_key: 'conflict-1',
+    });
     expect(await countRows('contacts')).toBe(before);
-    const extraField = await post('/v1/contacts', { name: 'First', notes: 'added', idempotency_key: 'conflict-1' });
+    const extraField = await post('/v1/contacts', {
+      name: 'First',
+      notes: 'added',
+      idempotency_key: 'conflict-1',
+    });
     expect(extraField.status).toBe(409);
   });
 
@@ -60,7 +96,10 @@ describe('idempotency keys', () => {
     expect(contact.status).toBe(201);
     expect(task.status).toBe(201);
     const other = await h.workspace('Other');
-    const elsewhere = await h.request('POST', '/v1/contacts', { token: other.apiKey, body: { name: 'Shared key', idempotency_key: 'shared' } });
+    const elsewhere = await h.request('POST', '/v1/contacts', {
+      token: other.apiKey,
+      body: { name: 'Shared key', idempotency_key: 'shared' },
+    });
     expect(elsewhere.status).toBe(201);
     expect(elsewhere.body.contact.id).not.toBe(contact.body.contact.id);
   });
@@ -72,11 +111,19 @@ describe('idempotency keys', () => {
     expect(empty.status).toBe(400);
     const task = (await post('/v1/tasks', { title: 'Update me' })).body.task;
     for (const status of ['completed', 'canceled']) {
-      const res = await h.request('PATCH', `/v1/tasks/${task.id}`, { token: ws.apiKey, body: { status, idempotency_key: 'same' } });
+      const res = await h.request('PATCH', `/v1/tasks/${task.id}`, {
+        token: ws.apiKey,
+        body: { status, idempotency_key: 'same' },
+      });
       expect(res.status).toBe(200);
       expect(res.body.task.status).toBe(status);
     }
-    const stored = await h.db.selectFrom('idempotency_keys').selectAll().where('workspace_id', '=', ws.id).where('key', '=', 'same').execute();
+    const stored = await h.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('workspace_id', '=', ws.id)
+      .where('key', '=', 'same')
+      .execute();
     expect(stored).toEqual([]);
   });
 
@@ -90,7 +137,11 @@ describe('idempotency keys', () => {
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(19);
     expect(await countRows('tasks')).toBe(before + 1);
-    const audits = await h.db.selectFrom('audit_events').selectAll().where('target_id', '=', [...ids][0]!).execute();
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('target_id', '=', [...ids][0]!)
+      .execute();
     expect(audits).toHaveLength(1);
   });
 

@@ -15,7 +15,13 @@ const aborts: unknown[] = [];
 beforeAll(async () => {
   h = await Harness.start({ clock });
   const { database, logger } = h.service.deps;
-  const base = { db: database.db, dialect: database.dialect, config: { ...h.config, workerPollMs: 20 }, clock, logger };
+  const base = {
+    db: database.db,
+    dialect: database.dialect,
+    config: { ...h.config, workerPollMs: 20 },
+    clock,
+    logger,
+  };
   queue = database.dialect === 'postgres' ? createPgBossQueue(base) : createSqliteQueue(base);
   await queue.start([
     {
@@ -24,7 +30,8 @@ beforeAll(async () => {
       retryDelaySeconds: 1,
       run: async (job) => {
         runs.push(job as Job<{ n: number; fail?: boolean }>);
-        if ((job.payload as { fail?: boolean }).fail && job.attempt === 1) throw new Error('the first try fails');
+        if ((job.payload as { fail?: boolean }).fail && job.attempt === 1)
+          throw new Error('the first try fails');
       },
     },
     {

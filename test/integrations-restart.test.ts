@@ -13,7 +13,12 @@ const clock = new MutableClock(new Date());
 beforeAll(async () => {
   receiver = await startReceiver();
   // The local receiver listens on a random port, which the operator must allow.
-  const env = { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port };
+  const env = {
+    WOS_WORKER: 'on',
+    WOS_WORKER_POLL_MS: '20',
+    WOS_WEBHOOK_ALLOW_PRIVATE: 'true',
+    WOS_OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port,
+  };
   h = await Harness.start({ clock, env });
   ws = await h.workspace();
 });
@@ -22,9 +27,13 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const call = (method: string, url: string, body?: unknown) => h.request(method, url, { token: ws.apiKey, body });
+const call = (method: string, url: string, body?: unknown) =>
+  h.request(method, url, { token: ws.apiKey, body });
 const createEndpoint = async (path: string) => {
-  const res = await call('POST', '/v1/webhooks', { url: `${receiver.url}${path}`, event_types: ['contact.created'] });
+  const res = await call('POST', '/v1/webhooks', {
+    url: `${receiver.url}${path}`,
+    event_types: ['contact.created'],
+  });
   expect(res.status).toBe(201);
   return res.body.webhook as { id: string; secret: string };
 };
@@ -63,10 +72,16 @@ describe('deliveries across restarts', () => {
     expect(done.attempts.map((a: any) => a.status_code)).toEqual([500, 200]);
     const [first, second] = receiver.received.filter((r) => r.path === '/between');
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
-    expect(new Webhook(endpoint.secret).verify(second!.text, second!.headers as Record<string, string>)).toMatchObject({
+    expect(
+      new Webhook(endpoint.secret).verify(second!.text, second!.headers as Record<string, string>),
+    ).toMatchObject({
       data: { id: contact.body.contact.id },
     });
-    const rows = await h.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpoint.id).execute();
+    const rows = await h.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -109,7 +124,10 @@ describe('deliveries across restarts', () => {
     h = await h.restart({ outboundAllowedPorts: [] });
     await call('POST', '/v1/contacts', { name: 'Port refused' });
     const delivery = await deliveryOf(endpoint.id, (d) => d.attempt_count === 1);
-    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/^URL is refused: port \d+ is not allowed/) });
+    expect(delivery.attempts[0]).toMatchObject({
+      status_code: null,
+      error: expect.stringMatching(/^URL is refused: port \d+ is not allowed/),
+    });
     expect(receiver.received.filter((r) => r.path === '/port')).toHaveLength(0);
     h = await h.restart({ outboundAllowedPorts: allowed });
   });
@@ -122,7 +140,10 @@ describe('deliveries across restarts', () => {
     await call('POST', '/v1/contacts', { name: 'Refused' });
     const delivery = await deliveryOf(endpoint.id, (d) => d.attempt_count === 1);
     expect(delivery.status).toBe('pending');
-    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/^URL is refused: 127\.0\.0\.1 is a loopback/) });
+    expect(delivery.attempts[0]).toMatchObject({
+      status_code: null,
+      error: expect.stringMatching(/^URL is refused: 127\.0\.0\.1 is a loopback/),
+    });
     expect(receiver.received.filter((r) => r.path === '/rebound')).toHaveLength(0);
     const update = await call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'http://127.0.0.1:1/x' });
     expect(update.body.error.field_errors[0].field).toBe('url');
@@ -139,8 +160,13 @@ describe('deliveries across restarts', () => {
       const requests = await pending(6, '/shared');
       await vi.waitFor(
         async () => {
-          const rows = await h.db.selectFrom('webhook_deliveries').select('status').where('endpoint_id', '=', endpoint.id).execute();
-          if (rows.length !== 6 || rows.some((r) => r.status !== 'succeeded')) throw new Error('not all delivered');
+          const rows = await h.db
+            .selectFrom('webhook_deliveries')
+            .select('status')
+            .where('endpoint_id', '=', endpoint.id)
+            .execute();
+          if (rows.length !== 6 || rows.some((r) => r.status !== 'succeeded'))
+            throw new Error('not all delivered');
         },
         { timeout: 10_000, interval: 25 },
       );

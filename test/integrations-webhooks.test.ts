@@ -13,7 +13,12 @@ const clock = new MutableClock(new Date());
 beforeAll(async () => {
   receiver = await startReceiver();
   // The local receiver listens on a random port, which the operator must allow.
-  const env = { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port };
+  const env = {
+    WOS_WORKER: 'on',
+    WOS_WORKER_POLL_MS: '20',
+    WOS_WEBHOOK_ALLOW_PRIVATE: 'true',
+    WOS_OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port,
+  };
   h = await Harness.start({ clock, env });
   ws = await h.workspace();
   other = await h.workspace('Other');
@@ -27,13 +32,15 @@ beforeEach(() => {
   receiver.respond({ status: 200, body: 'thanks' });
 });
 
-const call = (method: string, url: string, body?: unknown, token = ws.apiKey) => h.request(method, url, { token, body });
+const call = (method: string, url: string, body?: unknown, token = ws.apiKey) =>
+  h.request(method, url, { token, body });
 const createEndpoint = async (eventTypes: string[], path = '/hooks') => {
   const res = await call('POST', '/v1/webhooks', { url: `${receiver.url}${path}`, event_types: eventTypes });
   expect(res.status).toBe(201);
   return res.body.webhook as { id: string; secret: string };
 };
-const deliveries = async (webhookId: string, query = '') => (await call('GET', `/v1/webhooks/${webhookId}/deliveries${query}`)).body.deliveries;
+const deliveries = async (webhookId: string, query = '') =>
+  (await call('GET', `/v1/webhooks/${webhookId}/deliveries${query}`)).body.deliveries;
 const waitForRequests = (n: number, path?: string) =>
   vi.waitFor(
     () => {
@@ -47,19 +54,22 @@ const waitForDelivery = (webhookId: string, check: (d: any) => boolean) =>
   vi.waitFor(
     async () => {
       const list = await deliveries(webhookId);
-      if (!list.length || !check(list[0])) throw new Error(`delivery not there yet: ${JSON.stringify(list[0])}`);
+      if (!list.length || !check(list[0]))
+        throw new Error(`delivery not there yet: ${JSON.stringify(list[0])}`);
       return list[0];
     },
     { timeout: 8000, interval: 25 },
   );
-const verify = (secret: string, request: Received) => new Webhook(secret).verify(request.text, request.headers as Record<string, string>);
+const verify = (secret: string, request: Received) =>
+  new Webhook(secret).verify(request.text, request.headers as Record<string, string>);
 
 describe('integration event catalogue', () => {
-  it('lists every declared domain event and the workspace\'s custom types, by key', async () => {
+  it("lists every declared domain event and the workspace's custom types, by key", async () => {
     const res = await call('GET', '/v1/integrations/events?limit=100');
     expect(res.status).toBe(200);
     const keys = res.body.event_types.map((t: any) => t.key);
-    for (const key of ['contact.created', 'task.completed', 'webhook.test', 'webhook_endpoint.created']) expect(keys).toContain(key);
+    for (const key of ['contact.created', 'task.completed', 'webhook.test', 'webhook_endpoint.created'])
+      expect(keys).toContain(key);
     expect(keys).toEqual([...keys].sort());
     const test = res.body.event_types.find((t: any) => t.key === 'webhook.test');
     expect(test).toMatchObject({ source: 'builtin', schema: { type: 'object' } });
@@ -72,7 +82,11 @@ describe('integration event catalogue', () => {
       idempotency_key: 'reg-1',
     });
     expect(registered.status).toBe(201);
-    expect(registered.body.event_type).toMatchObject({ key: 'order.shipped', source: 'custom', id: expect.stringMatching(/^iet_/) });
+    expect(registered.body.event_type).toMatchObject({
+      key: 'order.shipped',
+      source: 'custom',
+      id: expect.stringMatching(/^iet_/),
+    });
     const replay = await call('POST', '/v1/integrations/events', {
       key: 'order.shipped',
       description: 'An order left the warehouse.',
@@ -81,14 +95,23 @@ describe('integration event catalogue', () => {
     });
     expect(replay.status).toBe(200);
     expect(replay.body.event_type.id).toBe(registered.body.event_type.id);
-    const conflict = await call('POST', '/v1/integrations/events', { key: 'order.packed', description: 'x', idempotency_key: 'reg-1' });
+    const conflict = await call('POST', '/v1/integrations/events', {
+      key: 'order.packed',
+      description: 'x',
+      idempotency_key: 'reg-1',
+    });
     expect(conflict.status).toBe(409);
 
     const custom = await h.callTool(ws.mcpToken, 'list_integration_event_types', { source: 'custom' });
     expect(custom.body.event_types.map((t: any) => t.key)).toEqual(['order.shipped']);
     const elsewhere = await call('GET', '/v1/integrations/events?source=custom', undefined, other.apiKey);
     expect(elsewhere.body.event_types).toEqual([]);
-    const lookup = await call('GET', `/v1/integrations/events/${registered.body.event_type.id}`, undefined, other.apiKey);
+    const lookup = await call(
+      'GET',
+      `/v1/integrations/events/${registered.body.event_type.id}`,
+      undefined,
+      other.apiKey,
+    );
     expect(lookup.status).toBe(404);
   });
 
@@ -100,7 +123,9 @@ describe('integration event catalogue', () => {
       seen.push(...res.body.event_types.map((t: any) => t.key));
       cursor = res.body.next_cursor;
     } while (cursor);
-    const all = (await call('GET', '/v1/integrations/events?limit=100')).body.event_types.map((t: any) => t.key);
+    const all = (await call('GET', '/v1/integrations/events?limit=100')).body.event_types.map(
+      (t: any) => t.key,
+    );
     expect(seen).toEqual(all);
 
     const cases = [
@@ -133,38 +158,63 @@ describe('webhook endpoints', () => {
     expect(listed).toBeDefined();
     expect(listed.secret).toBeUndefined();
     expect((await call('GET', `/v1/webhooks/${webhook.id}`)).body.webhook.secret).toBeUndefined();
-    const row = await h.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', webhook.id).executeTakeFirstOrThrow();
+    const row = await h.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', webhook.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret).not.toContain(webhook.secret.slice(6));
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('target_id', '=', webhook.id).execute();
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('target_id', '=', webhook.id)
+      .execute();
     expect(JSON.stringify(audit)).not.toContain(webhook.secret.slice(6));
 
-    const mcp = await h.callTool(ws.mcpToken, 'create_webhook_endpoint', { url: `${receiver.url}/m`, event_types: ['*'] });
+    const mcp = await h.callTool(ws.mcpToken, 'create_webhook_endpoint', {
+      url: `${receiver.url}/m`,
+      event_types: ['*'],
+    });
     expect(mcp.body.webhook.secret).toMatch(/^whsec_/);
   });
 
   it('validates event types and urls', async () => {
-    const unknown = await call('POST', '/v1/webhooks', { url: `${receiver.url}/x`, event_types: ['contact.created', 'nope.never'] });
+    const unknown = await call('POST', '/v1/webhooks', {
+      url: `${receiver.url}/x`,
+      event_types: ['contact.created', 'nope.never'],
+    });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.field_errors).toEqual([{ field: 'event_types[1]', message: 'nope.never is not in the event catalogue' }]);
-    const star = await call('POST', '/v1/webhooks', { url: `${receiver.url}/x`, event_types: ['*', 'contact.created'] });
+    expect(unknown.body.error.field_errors).toEqual([
+      { field: 'event_types[1]', message: 'nope.never is not in the event catalogue' },
+    ]);
+    const star = await call('POST', '/v1/webhooks', {
+      url: `${receiver.url}/x`,
+      event_types: ['*', 'contact.created'],
+    });
     expect(star.status).toBe(400);
     const ftp = await call('POST', '/v1/webhooks', { url: 'ftp://example.com/x', event_types: ['*'] });
     expect(ftp.body.error.field_errors[0]).toMatchObject({ field: 'url', message: 'must use http or https' });
-    const custom = await call('POST', '/v1/webhooks', { url: `${receiver.url}/x`, event_types: ['order.shipped'] });
+    const custom = await call('POST', '/v1/webhooks', {
+      url: `${receiver.url}/x`,
+      event_types: ['order.shipped'],
+    });
     expect(custom.status).toBe(201);
     const before = await h.db.selectFrom('webhook_endpoints').select('id').execute();
     await call('POST', '/v1/webhooks', { url: `${receiver.url}/x`, event_types: [] });
     expect(await h.db.selectFrom('webhook_endpoints').select('id').execute()).toHaveLength(before.length);
   });
 
-  it('answers 404 for another workspace\'s endpoint on every route', async () => {
+  it("answers 404 for another workspace's endpoint on every route", async () => {
     const mine = await createEndpoint(['task.created']);
     const token = other.apiKey;
     expect((await call('GET', `/v1/webhooks/${mine.id}`, undefined, token)).status).toBe(404);
     expect((await call('PATCH', `/v1/webhooks/${mine.id}`, { status: 'disabled' }, token)).status).toBe(404);
     expect((await call('POST', `/v1/webhooks/${mine.id}/test`, {}, token)).status).toBe(404);
     expect((await call('GET', `/v1/webhooks/${mine.id}/deliveries`, undefined, token)).status).toBe(404);
-    const mcp = await h.callTool(other.mcpToken, 'update_webhook_endpoint', { webhook_id: mine.id, rotate_secret: true });
+    const mcp = await h.callTool(other.mcpToken, 'update_webhook_endpoint', {
+      webhook_id: mine.id,
+      rotate_secret: true,
+    });
     expect(mcp.result.isError).toBe(true);
     expect((await call('GET', `/v1/webhooks/${mine.id}`)).body.webhook.status).toBe('active');
   });
@@ -188,9 +238,20 @@ describe('deliveries', () => {
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     const delivery = await waitForDelivery(endpoint.id, (d) => d.status === 'succeeded');
-    expect(delivery).toMatchObject({ event_type: 'contact.created', event_id: payload.id, attempt_count: 1, last_status_code: 200 });
+    expect(delivery).toMatchObject({
+      event_type: 'contact.created',
+      event_id: payload.id,
+      attempt_count: 1,
+      last_status_code: 200,
+    });
     expect(delivery.attempts).toEqual([
-      expect.objectContaining({ attempt: 1, status_code: 200, error: null, response_excerpt: 'thanks', next_attempt_at: null }),
+      expect.objectContaining({
+        attempt: 1,
+        status_code: 200,
+        error: null,
+        response_excerpt: 'thanks',
+        next_attempt_at: null,
+      }),
     ]);
     expect(await deliveries(endpoint.id)).toHaveLength(1);
   });
@@ -203,7 +264,11 @@ describe('deliveries', () => {
     const first = await waitForDelivery(endpoint.id, (d) => d.attempt_count === 1);
     const start = Date.parse(first.attempts[0].attempted_at);
     const next = Date.parse(first.next_attempt_at);
-    expect(first).toMatchObject({ status: 'pending', last_status_code: 500, last_error: 'the endpoint answered 500' });
+    expect(first).toMatchObject({
+      status: 'pending',
+      last_status_code: 500,
+      last_error: 'the endpoint answered 500',
+    });
     expect(next - start).toBeGreaterThanOrEqual(5000);
     expect(next - start).toBeLessThanOrEqual(5500);
 
@@ -228,7 +293,9 @@ describe('deliveries', () => {
     const task = (await call('POST', '/v1/tasks', { title: 'later' })).body.task;
     await call('PATCH', `/v1/tasks/${task.id}`, { status: 'completed' });
     const first = await waitForDelivery(endpoint.id, (d) => d.attempt_count === 1);
-    expect(Date.parse(first.next_attempt_at) - Date.parse(first.attempts[0].attempted_at)).toBeGreaterThanOrEqual(3_600_000);
+    expect(
+      Date.parse(first.next_attempt_at) - Date.parse(first.attempts[0].attempted_at),
+    ).toBeGreaterThanOrEqual(3_600_000);
 
     receiver.respond({ status: 502 });
     clock.advance(3_600_000);
@@ -236,14 +303,16 @@ describe('deliveries', () => {
     const wait = Date.parse(second.next_attempt_at) - Date.parse(second.attempts[1].attempted_at);
     expect(wait).toBeGreaterThanOrEqual(300_000);
     expect(wait).toBeLessThanOrEqual(330_000);
-    expect((await deliveries(endpoint.id, '?status=pending&event_type=task.completed'))).toHaveLength(1);
-    expect((await deliveries(endpoint.id, '?status=succeeded'))).toHaveLength(0);
+    expect(await deliveries(endpoint.id, '?status=pending&event_type=task.completed')).toHaveLength(1);
+    expect(await deliveries(endpoint.id, '?status=succeeded')).toHaveLength(0);
     // Leave nothing due for later tests.
     await call('PATCH', `/v1/webhooks/${endpoint.id}`, { status: 'disabled' });
   });
 
   it('does not follow redirects', async () => {
-    receiver.respond((request) => (request.path === '/moved' ? { status: 302, headers: { location: '/target' } } : { status: 200 }));
+    receiver.respond((request) =>
+      request.path === '/moved' ? { status: 302, headers: { location: '/target' } } : { status: 200 },
+    );
     const endpoint = await createEndpoint(['contact.created'], '/moved');
     await call('POST', '/v1/contacts', { name: 'Redirected' });
     const delivery = await waitForDelivery(endpoint.id, (d) => d.attempt_count === 1);
@@ -294,10 +363,17 @@ describe('deliveries', () => {
     const endpoint = await createEndpoint(['contact.created'], '/test');
     const sent = await call('POST', `/v1/webhooks/${endpoint.id}/test`, {});
     expect(sent.status).toBe(200);
-    expect(sent.body.delivery).toMatchObject({ event_type: 'webhook.test', status: 'succeeded', attempt_count: 1 });
+    expect(sent.body.delivery).toMatchObject({
+      event_type: 'webhook.test',
+      status: 'succeeded',
+      attempt_count: 1,
+    });
     expect(sent.body.delivery.attempts[0]).toMatchObject({ status_code: 200, response_excerpt: 'thanks' });
     const request = receiver.received.find((r) => r.path === '/test')!;
-    expect(verify(endpoint.secret, request)).toMatchObject({ type: 'webhook.test', data: { webhook_id: endpoint.id } });
+    expect(verify(endpoint.secret, request)).toMatchObject({
+      type: 'webhook.test',
+      data: { webhook_id: endpoint.id },
+    });
 
     receiver.respond({ status: 500, body: 'x'.repeat(5000) });
     const failed = await h.callTool(ws.mcpToken, 'send_test_webhook_event', { webhook_id: endpoint.id });

@@ -34,14 +34,24 @@ describe('official MCP SDK client', () => {
     expect(create?.inputSchema.properties).toHaveProperty('name');
     expect(create?.annotations?.readOnlyHint).toBe(false);
 
-    const created = await client.callTool({ name: 'create_contact', arguments: { name: 'SDK Contact', email: 'sdk@example.com' } });
+    const created = await client.callTool({
+      name: 'create_contact',
+      arguments: { name: 'SDK Contact', email: 'sdk@example.com' },
+    });
     expect(created.isError).toBeFalsy();
     const body = created.structuredContent as { contact: { id: string; name: string }; request_id: string };
     expect(body.contact.name).toBe('SDK Contact');
-    const stored = await h.db.selectFrom('contacts').selectAll().where('id', '=', body.contact.id).executeTakeFirst();
+    const stored = await h.db
+      .selectFrom('contacts')
+      .selectAll()
+      .where('id', '=', body.contact.id)
+      .executeTakeFirst();
     expect(stored?.workspace_id).toBe(ws.id);
 
-    const failed = await client.callTool({ name: 'create_contact', arguments: { email: 'no-name@example.com' } });
+    const failed = await client.callTool({
+      name: 'create_contact',
+      arguments: { email: 'no-name@example.com' },
+    });
     expect(failed.isError).toBe(true);
     const error = (failed.structuredContent as { error: { code: string; field_errors: unknown[] } }).error;
     expect(error.code).toBe('validation_failed');
@@ -55,7 +65,12 @@ describe('official MCP SDK client', () => {
   it('connects with ?modules= and sees only those tools', async () => {
     const client = await connect(ws.mcpToken, '?modules=tasks');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['complete_task', 'create_task', 'list_tasks', 'update_task']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'complete_task',
+      'create_task',
+      'list_tasks',
+      'update_task',
+    ]);
     await client.close();
   });
 });

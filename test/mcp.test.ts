@@ -12,11 +12,23 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const rpc = (method: string, params?: unknown, id: string | number = 1) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const rpc = (method: string, params?: unknown, id: string | number = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
 
 describe('protocol', () => {
   it('initializes, acknowledges notifications with 202 and answers ping', async () => {
-    const init = await h.mcp(ws.mcpToken, rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    const init = await h.mcp(
+      ws.mcpToken,
+      rpc('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
     expect(init.status).toBe(200);
     expect(init.body.result).toMatchObject({
       protocolVersion: '2025-06-18',
@@ -52,7 +64,11 @@ describe('protocol', () => {
     const none = await h.mcp(undefined, rpc('tools/list'));
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toBe('Bearer');
-    expect(none.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { data: { error: { code: 'authentication_required' } } } });
+    expect(none.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { data: { error: { code: 'authentication_required' } } },
+    });
     const unknown = await h.mcp('wos_mcp_nope', rpc('tools/list'));
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.data.error.code).toBe('workspace_not_found');
@@ -70,8 +86,16 @@ describe('protocol', () => {
     await h.admin('PATCH', `/workspaces/${policy.id}`, { mcp_auth_methods: ['mcp_token', 'api_key'] });
     const call = await h.callTool(policy.apiKey, 'search_contacts', {});
     await h.flushUsage();
-    const events = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', call.body.request_id).execute();
-    expect(events[0]).toMatchObject({ kind: 'mcp_tool_call', route: 'search_contacts', credential_path: 'mcp/api_key' });
+    const events = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', call.body.request_id)
+      .execute();
+    expect(events[0]).toMatchObject({
+      kind: 'mcp_tool_call',
+      route: 'search_contacts',
+      credential_path: 'mcp/api_key',
+    });
   });
 
   it('checks the Origin header against loopback when no origins are configured', async () => {
@@ -88,13 +112,33 @@ describe('tools', () => {
     const narrow = await h.createCredential(ws.id, 'mcp_token', ['tasks:read', 'tasks:write']);
     const list = await h.mcp(narrow.token, rpc('tools/list'));
     const names = list.body.result.tools.map((t: any) => t.name).sort();
-    expect(names).toEqual(['complete_task', 'create_task', 'get_record', 'get_workspace_summary', 'list_tasks', 'update_task']);
+    expect(names).toEqual([
+      'complete_task',
+      'create_task',
+      'get_record',
+      'get_workspace_summary',
+      'list_tasks',
+      'update_task',
+    ]);
     const complete = list.body.result.tools.find((t: any) => t.name === 'complete_task');
-    expect(complete._meta).toMatchObject({ module: 'tasks', deprecated: true, replaced_by: 'update_task', rest: 'PATCH /v1/tasks/{task_id}' });
+    expect(complete._meta).toMatchObject({
+      module: 'tasks',
+      deprecated: true,
+      replaced_by: 'update_task',
+      rest: 'PATCH /v1/tasks/{task_id}',
+    });
     expect(complete.description).toMatch(/^DEPRECATED: use update_task/);
     const listTasks = list.body.result.tools.find((t: any) => t.name === 'list_tasks');
-    expect(listTasks.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
-    expect(listTasks.inputSchema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(listTasks.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
+    expect(listTasks.inputSchema.properties.limit).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+    });
   });
 
   it('narrows tools with ?modules= and drops disabled modules', async () => {
@@ -106,7 +150,9 @@ describe('tools', () => {
     expect(outside.body.error.code).toBe('tool_not_found');
 
     const partial = await h.workspace('Partial', ['crm', 'workspace']);
-    const tools = (await h.mcp(partial.mcpToken, rpc('tools/list'))).body.result.tools.map((t: any) => t._meta.module);
+    const tools = (await h.mcp(partial.mcpToken, rpc('tools/list'))).body.result.tools.map(
+      (t: any) => t._meta.module,
+    );
     expect(new Set(tools)).toEqual(new Set(['crm', 'workspace']));
     const disabled = await h.callTool(partial.mcpToken, 'create_task', { title: 'x' });
     expect(disabled.body.error.code).toBe('module_not_enabled');
@@ -123,7 +169,9 @@ describe('tools', () => {
       cursor = page.body.result.nextCursor;
       pages++;
     } while (cursor);
-    const expected = buildRegistry().operations.filter((op) => op.mcp).map((op) => op.name);
+    const expected = buildRegistry()
+      .operations.filter((op) => op.mcp)
+      .map((op) => op.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names.sort()).toEqual(expected.sort());
     expect(pages).toBe(Math.ceil(expected.length / 100));
@@ -132,14 +180,21 @@ describe('tools', () => {
   });
 
   it('returns exactly the REST body as structuredContent and as text', async () => {
-    const call = await h.callTool(ws.mcpToken, 'create_contact', { name: 'Via MCP', email: 'mcp@example.com' });
+    const call = await h.callTool(ws.mcpToken, 'create_contact', {
+      name: 'Via MCP',
+      email: 'mcp@example.com',
+    });
     expect(call.http.status).toBe(200);
     expect(call.result.isError).toBeUndefined();
     expect(JSON.parse(call.result.content[0].text)).toEqual(call.body);
     expect(call.body.request_id).toBe(call.http.headers['x-request-id']);
     const rest = await h.request('GET', `/v1/contacts/${call.body.contact.id}`, { token: ws.apiKey });
     expect(rest.body.contact).toEqual(call.body.contact);
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', call.body.request_id).execute();
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', call.body.request_id)
+      .execute();
     expect(audit[0]).toMatchObject({ surface: 'mcp', actor_type: 'mcp_token', tool: 'create_contact' });
   });
 
@@ -149,7 +204,10 @@ describe('tools', () => {
     expect(invalid.result.isError).toBe(true);
     expect(invalid.body.error.code).toBe('validation_failed');
     expect(invalid.body.error.field_errors).toEqual(
-      expect.arrayContaining([{ field: 'name', message: 'is required' }, { field: 'extra', message: 'is not a recognized field' }]),
+      expect.arrayContaining([
+        { field: 'name', message: 'is required' },
+        { field: 'extra', message: 'is not a recognized field' },
+      ]),
     );
     expect(JSON.parse(invalid.result.content[0].text)).toEqual(invalid.body);
     const unknown = await h.callTool(ws.mcpToken, 'launch_rocket', {});
@@ -162,9 +220,15 @@ describe('tools', () => {
   });
 
   it('works without initialize and without an Accept header, and does not coerce arguments', async () => {
-    const res = await h.mcp(ws.mcpToken, rpc('tools/call', { name: 'list_tasks', arguments: { limit: '5' } }));
+    const res = await h.mcp(
+      ws.mcpToken,
+      rpc('tools/call', { name: 'list_tasks', arguments: { limit: '5' } }),
+    );
     expect(res.body.result.isError).toBe(true);
-    expect(res.body.result.structuredContent.error.field_errors[0]).toEqual({ field: 'limit', message: 'must be of type integer' });
+    expect(res.body.result.structuredContent.error.field_errors[0]).toEqual({
+      field: 'limit',
+      message: 'must be of type integer',
+    });
     const over = await h.callTool(ws.mcpToken, 'list_tasks', { limit: 500 });
     expect(over.body.error.code).toBe('validation_failed');
   });

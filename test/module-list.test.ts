@@ -90,7 +90,7 @@ describe('migrations', () => {
       await h?.close();
     });
 
-    it('runs every migration, the modules\' own included, and records each under its released name', async () => {
+    it("runs every migration, the modules' own included, and records each under its released name", async () => {
       const db = h.db as unknown as Kysely<any>;
       const rows = await db.selectFrom('kysely_migration').select('name').orderBy('name').execute();
       expect(rows.map((r) => r.name)).toEqual(RELEASED);
@@ -99,7 +99,10 @@ describe('migrations', () => {
       await db.selectFrom('assets').select('content_deleted_at').limit(1).execute();
       // A restart finds every recorded migration and has nothing to run.
       h = await h.restart();
-      const again = await (h.db as unknown as Kysely<any>).selectFrom('kysely_migration').select('name').execute();
+      const again = await (h.db as unknown as Kysely<any>)
+        .selectFrom('kysely_migration')
+        .select('name')
+        .execute();
       expect(again).toHaveLength(RELEASED.length);
     });
   });

@@ -32,9 +32,7 @@ function typeCheck(snippet: string): string[] {
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     skipLibCheck: true,
   });
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
 describe('a client generated with openapi-typescript', () => {

@@ -67,7 +67,12 @@ const createContact = async (token: string, name: string) => {
   return res.body.request_id as string;
 };
 const eventsOf = async (workspaceId: string) =>
-  h.db.selectFrom('outbox_events').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+  h.db
+    .selectFrom('outbox_events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .execute();
 /** consumer -> event IDs it took effect on, oldest effect first. */
 const effects = async (consumer: string, workspaceId: string) =>
   (
@@ -137,9 +142,13 @@ describe('outbox relay', () => {
     expect((await effects('flaky', ws.id)).slice(-5)).toEqual(mine);
     // Handed again only to the consumer that had not taken it: at least once to consumers, once in effect.
     expect(handed.everything).toEqual([]);
-    expect(new Set(await effects('everything', ws.id)).size).toBe((await effects('everything', ws.id)).length);
+    expect(new Set(await effects('everything', ws.id)).size).toBe(
+      (await effects('everything', ws.id)).length,
+    );
     expect(new Set(await effects('flaky', ws.id)).size).toBe((await effects('flaky', ws.id)).length);
-    expect(await h.db.selectFrom('outbox_events').select('id').where('published_at', 'is', null).execute()).toEqual([]);
+    expect(
+      await h.db.selectFrom('outbox_events').select('id').where('published_at', 'is', null).execute(),
+    ).toEqual([]);
     expect(await h.db.selectFrom('outbox_consumptions').selectAll().execute()).toEqual([]);
   });
 
@@ -167,7 +176,10 @@ describe('outbox relay', () => {
       })();
       try {
         for (let i = 0; i < 30; i++) {
-          await Promise.all([createContact(ws.apiKey, `node test ${i}`), createContact(other.apiKey, `node test ${i}`)]);
+          await Promise.all([
+            createContact(ws.apiKey, `node test ${i}`),
+            createContact(other.apiKey, `node test ${i}`),
+          ]);
         }
       } finally {
         writing = false;
@@ -195,11 +207,18 @@ describe('relay nudged by writes', () => {
     });
     try {
       const workspace = await node.workspace('Nudged', ['crm', 'tasks']);
-      const res = await node.request('POST', '/v1/contacts', { token: workspace.apiKey, body: { name: 'Quick' } });
+      const res = await node.request('POST', '/v1/contacts', {
+        token: workspace.apiKey,
+        body: { name: 'Quick' },
+      });
       expect(res.status).toBe(201);
       await vi.waitFor(
         async () => {
-          const [event] = await node.db.selectFrom('outbox_events').selectAll().where('workspace_id', '=', workspace.id).execute();
+          const [event] = await node.db
+            .selectFrom('outbox_events')
+            .selectAll()
+            .where('workspace_id', '=', workspace.id)
+            .execute();
           if (!event?.published_at) throw new Error('not relayed yet');
         },
         { timeout: 5000, interval: 10 },
@@ -212,11 +231,17 @@ describe('relay nudged by writes', () => {
 
 describe('the product consumers through the relay', () => {
   it('creates webhook deliveries and rule notifications once per event, for subscriptions older than the event', async () => {
-    const node = await Harness.start({ env: { WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_OUTBOUND_ALLOWED_PORTS: '9' } });
+    const node = await Harness.start({
+      env: { WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_OUTBOUND_ALLOWED_PORTS: '9' },
+    });
     try {
       const workspace = await node.workspace('Consumers');
-      const call = (method: string, url: string, body?: unknown) => node.request(method, url, { token: workspace.apiKey, body });
-      const hook = await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', event_types: ['contact.created'] });
+      const call = (method: string, url: string, body?: unknown) =>
+        node.request(method, url, { token: workspace.apiKey, body });
+      const hook = await call('POST', '/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hook',
+        event_types: ['contact.created'],
+      });
       expect(hook.status).toBe(201);
       const rule = await call('POST', '/v1/notifications/rules', {
         name: 'New contact',
@@ -232,8 +257,14 @@ describe('the product consumers through the relay', () => {
       expect(late.status).toBe(201);
 
       const deliveries = (id: string) =>
-        node.db.selectFrom('webhook_deliveries').selectAll().where('workspace_id', '=', workspace.id).where('endpoint_id', '=', id).execute();
-      const notifications = () => node.db.selectFrom('notifications').selectAll().where('workspace_id', '=', workspace.id).execute();
+        node.db
+          .selectFrom('webhook_deliveries')
+          .selectAll()
+          .where('workspace_id', '=', workspace.id)
+          .where('endpoint_id', '=', id)
+          .execute();
+      const notifications = () =>
+        node.db.selectFrom('notifications').selectAll().where('workspace_id', '=', workspace.id).execute();
       expect(await deliveries(hook.body.webhook.id)).toEqual([]);
       expect(await notifications()).toEqual([]);
 
@@ -245,7 +276,9 @@ describe('the product consumers through the relay', () => {
         .where('request_id', '=', first.body.request_id)
         .execute();
       expect((await deliveries(hook.body.webhook.id)).map((d) => d.event_id)).toEqual([event!.id]);
-      expect(await notifications()).toMatchObject([{ recipient_id: 'sales', title: 'New: Before the late hook', event_id: event!.id }]);
+      expect(await notifications()).toMatchObject([
+        { recipient_id: 'sales', title: 'New: Before the late hook', event_id: event!.id },
+      ]);
       // The late '*' endpoint gets its own creation and the notification.created the rule emitted after it.
       const lateTypes = (await deliveries(late.body.webhook.id)).map((d) => d.event_type).sort();
       expect(lateTypes).toEqual(['notification.created', 'webhook_endpoint.created']);

@@ -10,11 +10,17 @@ beforeAll(async () => {
   h = await Harness.start();
   ws = await h.workspace();
   for (let i = 0; i < 75; i++) {
-    const res = await h.request('POST', '/v1/tasks', { token: ws.apiKey, body: { title: `Task ${i}`, assignee_id: i % 3 === 0 ? 'agent-a' : 'agent-b' } });
+    const res = await h.request('POST', '/v1/tasks', {
+      token: ws.apiKey,
+      body: { title: `Task ${i}`, assignee_id: i % 3 === 0 ? 'agent-a' : 'agent-b' },
+    });
     created.push(res.body.task.id);
   }
   for (let i = 0; i < 110; i++) {
-    await h.request('POST', '/v1/activities', { token: ws.apiKey, body: { type: 'note', summary: `Note ${i}` } });
+    await h.request('POST', '/v1/activities', {
+      token: ws.apiKey,
+      body: { type: 'note', summary: `Note ${i}` },
+    });
   }
 });
 afterAll(() => h.close());
@@ -66,7 +72,9 @@ describe('pagination', () => {
     expect(same.status).toBe(200);
     const otherFilters = await get(`/v1/tasks?assignee_id=agent-a&cursor=${cursor}`);
     expect(otherFilters.status).toBe(400);
-    expect(otherFilters.body.error.field_errors).toEqual([{ field: 'cursor', message: expect.stringContaining('other filters') }]);
+    expect(otherFilters.body.error.field_errors).toEqual([
+      { field: 'cursor', message: expect.stringContaining('other filters') },
+    ]);
     const otherEndpoint = await get(`/v1/activities?cursor=${cursor}`);
     expect(otherEndpoint.body.error.field_errors[0].field).toBe('cursor');
     const garbage = await get('/v1/tasks?cursor=not-a-cursor');

@@ -11,17 +11,33 @@ import { contactRecord } from '../src/modules/crm/contacts.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
-const insertContact = (name: string) =>
-  async (ctx: Parameters<Parameters<typeof defineOperation>[0]['handler']>[0]) => {
+const insertContact =
+  (name: string) => async (ctx: Parameters<Parameters<typeof defineOperation>[0]['handler']>[0]) => {
     const id = newId('con');
     await ctx.db
       .insertInto('contacts')
-      .values({ workspace_id: ctx.workspaceId, id, name, email: null, phone: null, company_id: null, company_name: null, notes: null, created_at: ctx.now, updated_at: ctx.now })
+      .values({
+        workspace_id: ctx.workspaceId,
+        id,
+        name,
+        email: null,
+        phone: null,
+        company_id: null,
+        company_name: null,
+        notes: null,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      })
       .execute();
     return id;
   };
 
-const base = { module: 'crm' as const, scopes: ['crm:write'] satisfies Scope[], summary: 'Test operation', description: 'An operation that exists only to test the pipeline guarantees.' };
+const base = {
+  module: 'crm' as const,
+  scopes: ['crm:write'] satisfies Scope[],
+  summary: 'Test operation',
+  description: 'An operation that exists only to test the pipeline guarantees.',
+};
 
 // Test-only responses, declared like any operation's (every body is checked against its schema in tests).
 const probeOk = Type.Object({ ok: Type.Boolean() }, { additionalProperties: false });
@@ -43,7 +59,18 @@ const testModule: ModuleDefinition = {
         for (const event of events) {
           await db
             .insertInto('contacts')
-            .values({ workspace_id: event.workspace_id, id: newId('con'), name: `echo of ${event.target_id}`, email: null, phone: null, company_id: null, company_name: null, notes: null, created_at: event.occurred_at, updated_at: event.occurred_at })
+            .values({
+              workspace_id: event.workspace_id,
+              id: newId('con'),
+              name: `echo of ${event.target_id}`,
+              email: null,
+              phone: null,
+              company_id: null,
+              company_name: null,
+              notes: null,
+              created_at: event.occurred_at,
+              updated_at: event.occurred_at,
+            })
             .execute();
         }
       },
@@ -132,7 +159,10 @@ const testModule: ModuleDefinition = {
       rest: { method: 'GET', path: '/v1/probes/feed' },
       responseKey: 'feed',
       responseMediaType: 'text/plain',
-      handler: async () => ({ body: {}, raw: { contentType: 'text/plain; charset=utf-8', payload: 'plain feed' } }),
+      handler: async () => ({
+        body: {},
+        raw: { contentType: 'text/plain; charset=utf-8', payload: 'plain feed' },
+      }),
     }),
   ],
 };
@@ -146,10 +176,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const contacts = () => h.db.selectFrom('contacts').select('name').where('workspace_id', '=', ws.id).orderBy('id').execute();
+const contacts = () =>
+  h.db.selectFrom('contacts').select('name').where('workspace_id', '=', ws.id).orderBy('id').execute();
 
 describe('pipeline guarantees', () => {
-  it('commits the write, its audit and its outbox event; the consumer\'s writes follow from the relay', async () => {
+  it("commits the write, its audit and its outbox event; the consumer's writes follow from the relay", async () => {
     const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'kept' } });
     expect(res.status).toBe(201);
     expect((await contacts()).map((c) => c.name)).toEqual(['kept']);
@@ -159,7 +190,10 @@ describe('pipeline guarantees', () => {
 
   it('rolls everything back when the handler fails after writing, and records the failed call', async () => {
     const before = await contacts();
-    const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'lost', fail_after_write: true } });
+    const res = await h.request('POST', '/v1/probes', {
+      token: ws.apiKey,
+      body: { name: 'lost', fail_after_write: true },
+    });
     expect(res.status).toBe(500);
     expect(res.body.error).toEqual({
       code: 'internal_error',
@@ -170,28 +204,53 @@ describe('pipeline guarantees', () => {
     expect(res.text).not.toContain('boom');
     expect(await contacts()).toEqual(before);
     const requestId = res.body.error.request_id;
-    expect(await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
-    expect(await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
+    expect(
+      await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', requestId).execute(),
+    ).toEqual([]);
+    expect(
+      await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', requestId).execute(),
+    ).toEqual([]);
     await h.flushUsage();
-    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', requestId).execute();
+    const calls = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', requestId)
+      .execute();
     expect(calls[0]).toMatchObject({ http_status: 500, error_code: 'internal_error', billed_units: 0 });
   });
 
   it('previews a dry run without writing anything but its usage event', async () => {
     const before = await contacts();
-    const res = await h.request('POST', '/v1/probes', { token: ws.apiKey, body: { name: 'preview', dry_run: true } });
+    const res = await h.request('POST', '/v1/probes', {
+      token: ws.apiKey,
+      body: { name: 'preview', dry_run: true },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ contact: { name: 'preview' }, dry_run: true });
     expect(await contacts()).toEqual(before);
-    expect(await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', res.body.request_id).execute()).toEqual([]);
-    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', res.body.request_id).execute();
+    expect(
+      await h.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('request_id', '=', res.body.request_id)
+        .execute(),
+    ).toEqual([]);
+    const calls = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', res.body.request_id)
+      .execute();
     expect(calls[0]).toMatchObject({ http_status: 200, billed_units: 1 });
   });
 
   it('refuses a write without an audit event and an undeclared domain event', async () => {
     const before = await contacts();
-    expect((await h.request('POST', '/v1/probes/unaudited', { token: ws.apiKey, body: {} })).status).toBe(500);
-    expect((await h.request('POST', '/v1/probes/undeclared', { token: ws.apiKey, body: {} })).status).toBe(500);
+    expect((await h.request('POST', '/v1/probes/unaudited', { token: ws.apiKey, body: {} })).status).toBe(
+      500,
+    );
+    expect((await h.request('POST', '/v1/probes/undeclared', { token: ws.apiKey, body: {} })).status).toBe(
+      500,
+    );
     expect(await contacts()).toEqual(before);
   });
 

@@ -32,7 +32,13 @@ describe('service paths', () => {
     const asset = await h.request('GET', '/docs/assets/swagger-ui-bundle.js');
     expect(asset.status).toBe(200);
     const errors = await h.request('GET', '/docs/api/errors');
-    for (const code of ['validation_failed', 'missing_required_scope', 'rate_limited', 'billing_paused', 'internal_error']) {
+    for (const code of [
+      'validation_failed',
+      'missing_required_scope',
+      'rate_limited',
+      'billing_paused',
+      'internal_error',
+    ]) {
       expect(errors.text).toContain(`id="${code}"`);
     }
   });
@@ -68,7 +74,11 @@ describe('authentication', () => {
   });
 
   it('stores only token hashes', async () => {
-    const rows = await h.db.selectFrom('credentials').select('token_hash').where('workspace_id', '=', ws.id).execute();
+    const rows = await h.db
+      .selectFrom('credentials')
+      .select('token_hash')
+      .where('workspace_id', '=', ws.id)
+      .execute();
     expect(rows.length).toBe(2);
     for (const row of rows) {
       expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -134,7 +144,9 @@ describe('check order', () => {
     expect(paused.body.error.code).toBe('billing_paused');
     const workspace = await h.admin('GET', `/workspaces/${paying.id}`);
     expect(workspace.body.workspace.billing.credit_units).toBe(0);
-    await h.admin('PATCH', `/workspaces/${paying.id}`, { billing: { credit_units: null, monthly_cap_units: 5 } });
+    await h.admin('PATCH', `/workspaces/${paying.id}`, {
+      billing: { credit_units: null, monthly_cap_units: 5 },
+    });
     // 2 billed calls so far this month (the failed one is not billed): 3 more fit under the cap of 5.
     for (let i = 0; i < 3; i++) expect((await get('/v1/contacts', paying.apiKey)).status).toBe(200);
     expect((await get('/v1/contacts', paying.apiKey)).status).toBe(402);
@@ -149,7 +161,11 @@ describe('check order', () => {
     const over = await post('/v1/contacts', { name: 'two' }, entitled.apiKey);
     expect(over.status).toBe(403);
     expect(over.body.error.code).toBe('billing_limit_exceeded');
-    const count = await h.db.selectFrom('contacts').select((eb) => eb.fn.countAll().as('n')).where('workspace_id', '=', entitled.id).executeTakeFirstOrThrow();
+    const count = await h.db
+      .selectFrom('contacts')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('workspace_id', '=', entitled.id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
     expect((await post('/v1/tasks', { title: 'unaffected' }, entitled.apiKey)).status).toBe(201);
   });
@@ -209,7 +225,11 @@ describe('errors', () => {
 
 describe('records, audit, usage and events', () => {
   it('creates a contact with its audit event, call event and domain event in one request', async () => {
-    const res = await post('/v1/contacts', { name: 'Grace Hopper', email: 'grace@example.com', company_name: 'Navy' });
+    const res = await post('/v1/contacts', {
+      name: 'Grace Hopper',
+      email: 'grace@example.com',
+      company_name: 'Navy',
+    });
     expect(res.status).toBe(201);
     const { contact, request_id } = res.body;
     expect(contact.id).toMatch(/^con_[0-9A-Z]{26}$/);
@@ -218,7 +238,11 @@ describe('records, audit, usage and events', () => {
     expect(contact.company_name).toBe('Navy');
     expect(request_id).toBe(res.headers['x-request-id']);
 
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', request_id).execute();
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', request_id)
+      .execute();
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({
       workspace_id: ws.id,
@@ -232,7 +256,11 @@ describe('records, audit, usage and events', () => {
     });
     expect(JSON.parse(audit[0]!.changed_fields)).toEqual(['name', 'email', 'company_name']);
 
-    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', request_id).execute();
+    const calls = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', request_id)
+      .execute();
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
       kind: 'api_request',
@@ -244,7 +272,11 @@ describe('records, audit, usage and events', () => {
       units: 1,
       billed_units: 1,
     });
-    const events = await h.db.selectFrom('outbox_events').selectAll().where('request_id', '=', request_id).execute();
+    const events = await h.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('request_id', '=', request_id)
+      .execute();
     expect(events.map((e) => e.name)).toEqual(['contact.created']);
     expect(JSON.parse(events[0]!.payload)).toEqual(contact);
 
@@ -255,10 +287,25 @@ describe('records, audit, usage and events', () => {
   it('records a call event for failed calls, unbilled', async () => {
     const res = await post('/v1/contacts', { nope: 1 });
     await h.flushUsage();
-    const calls = await h.db.selectFrom('call_events').selectAll().where('request_id', '=', res.body.error.request_id).execute();
+    const calls = await h.db
+      .selectFrom('call_events')
+      .selectAll()
+      .where('request_id', '=', res.body.error.request_id)
+      .execute();
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ http_status: 400, error_code: 'validation_failed', billed_units: 0, units: 1 });
-    expect(await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', res.body.error.request_id).execute()).toEqual([]);
+    expect(calls[0]).toMatchObject({
+      http_status: 400,
+      error_code: 'validation_failed',
+      billed_units: 0,
+      units: 1,
+    });
+    expect(
+      await h.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('request_id', '=', res.body.error.request_id)
+        .execute(),
+    ).toEqual([]);
   });
 
   it('looks a request up for the operator and for the workspace, and hides it from other workspaces', async () => {
@@ -267,9 +314,16 @@ describe('records, audit, usage and events', () => {
     const operator = await h.admin('GET', `/requests/${requestId}`);
     expect(operator.status).toBe(200);
     expect(operator.body.request.call_event).toMatchObject({ route: 'POST /v1/tasks', http_status: 201 });
-    expect(operator.body.request.usage_event).toMatchObject({ units: 1, billed_units: 1, event_type: 'api_request' });
+    expect(operator.body.request.usage_event).toMatchObject({
+      units: 1,
+      billed_units: 1,
+      event_type: 'api_request',
+    });
     expect(operator.body.request.audit_events).toHaveLength(1);
-    expect(operator.body.request.audit_events[0]).toMatchObject({ tool: 'create_task', target_id: res.body.task.id });
+    expect(operator.body.request.audit_events[0]).toMatchObject({
+      tool: 'create_task',
+      target_id: res.body.task.id,
+    });
 
     const own = await get(`/v1/requests/${requestId}`);
     expect(own.status).toBe(200);
@@ -282,7 +336,10 @@ describe('records, audit, usage and events', () => {
 
   it('keeps record history newest first, without looking the record up', async () => {
     const task = (await post('/v1/tasks', { title: 'History' })).body.task;
-    await h.request('PATCH', `/v1/tasks/${task.id}`, { token: ws.apiKey, body: { status: 'completed', completed_note: 'done' } });
+    await h.request('PATCH', `/v1/tasks/${task.id}`, {
+      token: ws.apiKey,
+      body: { status: 'completed', completed_note: 'done' },
+    });
     await h.request('PATCH', `/v1/tasks/${task.id}`, { token: ws.apiKey, body: { status: 'open' } });
     const history = await get(`/v1/history?target_type=task&target_id=${task.id}`);
     expect(history.status).toBe(200);
@@ -308,7 +365,9 @@ describe('records, audit, usage and events', () => {
     expect(Object.keys(summary.body.workspace.summary)).toEqual(['tasks']);
     expect(summary.body.workspace.summary.tasks.by_status.open).toBeGreaterThan(0);
     const all = await get('/v1/workspace');
-    expect(Object.keys(all.body.workspace.summary)).toEqual(expect.arrayContaining(['activity', 'crm', 'tasks']));
+    expect(Object.keys(all.body.workspace.summary)).toEqual(
+      expect.arrayContaining(['activity', 'crm', 'tasks']),
+    );
     expect(all.body.workspace.summary.crm.contacts).toBeGreaterThan(0);
     const none = await h.createCredential(ws.id, 'api_key', ['projects:read']);
     const denied = await get('/v1/workspace', none.token);

@@ -19,26 +19,39 @@ afterAll(async () => {
 });
 
 const list = (service: Service) =>
-  service.app.inject({ method: 'GET', url: '/v1/contacts', headers: { authorization: `Bearer ${ws.apiKey}` } });
+  service.app.inject({
+    method: 'GET',
+    url: '/v1/contacts',
+    headers: { authorization: `Bearer ${ws.apiKey}` },
+  });
 
 describe('rate limits across nodes', () => {
-  it.runIf(usingPostgres)('share one count per workspace between two nodes on one PostgreSQL database', async () => {
-    expect(h.config.rateLimitStore).toBe('postgres');
-    sibling = await h.startSibling();
-    expect((await list(h.service)).statusCode).toBe(200);
-    expect((await list(sibling)).statusCode).toBe(200);
-    expect((await list(h.service)).statusCode).toBe(200);
-    const fourth = await list(sibling);
-    expect(fourth.statusCode).toBe(429);
-    expect(fourth.headers['ratelimit-policy']).toBe('"workspace";q=3;w=60');
-    const rows = await h.db.selectFrom('wos_rate_limits' as 'contacts').selectAll().execute();
-    expect(rows.length).toBeGreaterThan(0);
-  });
+  it.runIf(usingPostgres)(
+    'share one count per workspace between two nodes on one PostgreSQL database',
+    async () => {
+      expect(h.config.rateLimitStore).toBe('postgres');
+      sibling = await h.startSibling();
+      expect((await list(h.service)).statusCode).toBe(200);
+      expect((await list(sibling)).statusCode).toBe(200);
+      expect((await list(h.service)).statusCode).toBe(200);
+      const fourth = await list(sibling);
+      expect(fourth.statusCode).toBe(429);
+      expect(fourth.headers['ratelimit-policy']).toBe('"workspace";q=3;w=60');
+      const rows = await h.db
+        .selectFrom('wos_rate_limits' as 'contacts')
+        .selectAll()
+        .execute();
+      expect(rows.length).toBeGreaterThan(0);
+    },
+  );
 
   it('keeps counts in memory on SQLite, and needs PostgreSQL for the shared store', async () => {
     expect(loadConfig({}).rateLimitStore).toBe('memory');
     expect(loadConfig({ WOS_DATABASE_URL: 'postgres://x@127.0.0.1/db' }).rateLimitStore).toBe('postgres');
-    expect(loadConfig({ WOS_DATABASE_URL: 'postgres://x@127.0.0.1/db', WOS_RATE_LIMIT_STORE: 'memory' }).rateLimitStore).toBe('memory');
+    expect(
+      loadConfig({ WOS_DATABASE_URL: 'postgres://x@127.0.0.1/db', WOS_RATE_LIMIT_STORE: 'memory' })
+        .rateLimitStore,
+    ).toBe('memory');
     expect(() => loadConfig({ WOS_RATE_LIMIT_STORE: 'postgres' })).toThrow(/needs WOS_DATABASE_URL/);
     expect(() => loadConfig({ WOS_RATE_LIMIT_STORE: 'redis' })).toThrow(/memory or postgres/);
   });

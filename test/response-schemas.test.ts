@@ -47,7 +47,9 @@ const testModule: ModuleDefinition = {
     drifting('undeclared_field', '/v1/test/undeclared', async () => ({
       body: { contact: { ...contact, secret_score: 7 } },
     })),
-    drifting('wrong_type', '/v1/test/wrong-type', async () => ({ body: { contact: { ...contact, email: 42 } } })),
+    drifting('wrong_type', '/v1/test/wrong-type', async () => ({
+      body: { contact: { ...contact, email: 42 } },
+    })),
     drifting('declared', '/v1/test/declared', async () => ({ body: { contact } })),
     drifting('drifting_event', '/v1/test/event', async (ctx) => {
       const { notes: _notes, ...withoutNotes } = contact;

@@ -20,7 +20,11 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(port: number): { child: ChildProcess; output: () => string; waitFor: (text: string) => Promise<void> } {
+function start(port: number): {
+  child: ChildProcess;
+  output: () => string;
+  waitFor: (text: string) => Promise<void>;
+} {
   const child = spawn(process.execPath, ['bin/wos.js', 'serve'], {
     env: { ...process.env, ...database.env, PORT: String(port), WOS_LOG_LEVEL: 'info', WOS_ADMIN_TOKEN: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +48,8 @@ function start(port: number): { child: ChildProcess; output: () => string; waitF
   return { child, output: () => output, waitFor };
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
 describe('wos serve', () => {
   it('bootstraps once, serves REST and MCP with the printed tokens, and stops gracefully', async () => {
@@ -69,11 +74,18 @@ describe('wos serve', () => {
     const tool = await fetch(`${base}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_contacts', arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search_contacts', arguments: {} },
+      }),
     });
     const body = await tool.json();
     expect(body.result.structuredContent.contacts[0].name).toBe('Served');
-    const workspaces = await fetch(`${base}/admin/v1/workspaces`, { headers: { authorization: `Bearer ${operatorToken}` } });
+    const workspaces = await fetch(`${base}/admin/v1/workspaces`, {
+      headers: { authorization: `Bearer ${operatorToken}` },
+    });
     expect((await workspaces.json()).workspaces.map((w: any) => w.name)).toEqual(['Default']);
     // Tokens never reach the logs.
     expect(first.output().split('wos listening')[1]).not.toContain(apiKey);

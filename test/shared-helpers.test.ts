@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const call = (method: string, url: string, body?: unknown) => h.request(method, url, { token: ws.apiKey, body });
+const call = (method: string, url: string, body?: unknown) =>
+  h.request(method, url, { token: ws.apiKey, body });
 
 describe('shared helpers', () => {
   it('a wrong enum value names the allowed values, on CMS, assets and CRM alike', async () => {
@@ -23,7 +24,9 @@ describe('shared helpers', () => {
       { field: 'status', message: 'must be one of: planned, active, paused, completed' },
     ]);
     const assets = await call('GET', '/v1/assets?status=bogus');
-    expect(assets.body.error.field_errors).toEqual([{ field: 'status', message: 'must be one of: pending, ready' }]);
+    expect(assets.body.error.field_errors).toEqual([
+      { field: 'status', message: 'must be one of: pending, ready' },
+    ]);
     const invoices = await call('GET', '/v1/invoices?status=bogus');
     expect(invoices.body.error.field_errors).toEqual([
       { field: 'status', message: 'must be one of: draft, sent, partially_paid, paid, void' },
@@ -35,12 +38,18 @@ describe('shared helpers', () => {
     ];
     for (const [url, values] of lists) {
       const listed = await call('GET', url);
-      expect(listed.body.error.field_errors, url).toEqual([{ field: 'status', message: `must be one of: ${values}` }]);
+      expect(listed.body.error.field_errors, url).toEqual([
+        { field: 'status', message: `must be one of: ${values}` },
+      ]);
     }
   });
 
   it('a new record stores its map without null values, in support as in CRM', async () => {
-    const queue = await call('POST', '/v1/support/queues', { key: 'helpers', name: 'Helpers', custom_fields: { a: 1, b: null } });
+    const queue = await call('POST', '/v1/support/queues', {
+      key: 'helpers',
+      name: 'Helpers',
+      custom_fields: { a: 1, b: null },
+    });
     expect(queue.status).toBe(201);
     expect(queue.body.queue.custom_fields).toEqual({ a: 1 });
     const ticket = await call('POST', '/v1/support/tickets', {
@@ -51,16 +60,27 @@ describe('shared helpers', () => {
     expect(ticket.status).toBe(201);
     expect(ticket.body.ticket.custom_fields).toEqual({ tier: 'gold' });
     const contact = await call('POST', '/v1/contacts', { name: 'Ada' });
-    const note = await call('POST', '/v1/notes', { body: 'x', contact_id: contact.body.contact.id, custom_fields: { gone: null, kept: true } });
+    const note = await call('POST', '/v1/notes', {
+      body: 'x',
+      contact_id: contact.body.contact.id,
+      custom_fields: { gone: null, kept: true },
+    });
     expect(note.body.note.custom_fields).toEqual({ kept: true });
   });
 
-  it('relay consumers skip a workspace whose module is switched off (the pipeline\'s own module check)', async () => {
-    const endpoint = await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1/wos', event_types: ['contact.created'] });
+  it("relay consumers skip a workspace whose module is switched off (the pipeline's own module check)", async () => {
+    const endpoint = await call('POST', '/v1/webhooks', {
+      url: 'http://127.0.0.1/wos',
+      event_types: ['contact.created'],
+    });
     expect(endpoint.status).toBe(201);
     await call('POST', '/v1/contacts', { name: 'While on' });
     await h.relay();
-    const whileOn = await h.db.selectFrom('webhook_deliveries').select('id').where('workspace_id', '=', ws.id).execute();
+    const whileOn = await h.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('workspace_id', '=', ws.id)
+      .execute();
     expect(whileOn).toHaveLength(1);
     const off = await h.request('PATCH', `/admin/v1/workspaces/${ws.id}`, {
       token: OPERATOR_TOKEN,
@@ -69,7 +89,11 @@ describe('shared helpers', () => {
     expect(off.status).toBe(200);
     const contact = await call('POST', '/v1/contacts', { name: 'While off' });
     await h.relay();
-    const deliveries = await h.db.selectFrom('webhook_deliveries').select('id').where('workspace_id', '=', ws.id).execute();
+    const deliveries = await h.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('workspace_id', '=', ws.id)
+      .execute();
     expect(deliveries).toEqual(whileOn);
     const published = await h.db
       .selectFrom('outbox_events')

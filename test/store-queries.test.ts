@@ -26,9 +26,12 @@ describe('module layout', () => {
     expect(operationFiles.length).toBeGreaterThan(30);
   });
 
-  it.each(operationFiles.map((file) => [path.relative(MODULES, file), file]))('%s builds no query', (_name, file) => {
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    const queries = lines.flatMap((line, i) => (QUERY.test(line) ? [`${i + 1}: ${line.trim()}`] : []));
-    expect(queries, 'move these queries into the module\'s store file').toEqual([]);
-  });
+  it.each(operationFiles.map((file) => [path.relative(MODULES, file), file]))(
+    '%s builds no query',
+    (_name, file) => {
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      const queries = lines.flatMap((line, i) => (QUERY.test(line) ? [`${i + 1}: ${line.trim()}`] : []));
+      expect(queries, "move these queries into the module's store file").toEqual([]);
+    },
+  );
 });

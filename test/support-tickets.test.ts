@@ -17,7 +17,12 @@ const post = (url: string, body: unknown, token = ws.apiKey) => h.request('POST'
 const patch = (url: string, body: unknown, token = ws.apiKey) => h.request('PATCH', url, { token, body });
 const get = (url: string, token = ws.apiKey) => h.request('GET', url, { token });
 const events = (requestId: string) =>
-  h.db.selectFrom('outbox_events').select(['name', 'payload']).where('request_id', '=', requestId).orderBy('id').execute();
+  h.db
+    .selectFrom('outbox_events')
+    .select(['name', 'payload'])
+    .where('request_id', '=', requestId)
+    .orderBy('id')
+    .execute();
 
 async function queue(body: Record<string, unknown>) {
   const res = await post('/v1/support/queues', { name: 'Queue', ...body });
@@ -27,7 +32,11 @@ async function queue(body: Record<string, unknown>) {
 
 describe('support queues', () => {
   it('creates a queue with defaults, an audit event and support_queue.created', async () => {
-    const res = await post('/v1/support/queues', { key: 'billing', name: 'Billing', first_response_target_minutes: 60 });
+    const res = await post('/v1/support/queues', {
+      key: 'billing',
+      name: 'Billing',
+      first_response_target_minutes: 60,
+    });
     expect(res.status).toBe(201);
     expect(res.body.queue).toMatchObject({
       key: 'billing',
@@ -40,8 +49,19 @@ describe('support queues', () => {
       custom_fields: {},
     });
     expect(res.body.queue.id).toMatch(/^sq_/);
-    const audit = await h.db.selectFrom('audit_events').selectAll().where('request_id', '=', res.body.request_id).execute();
-    expect(audit).toMatchObject([{ target_type: 'support_queue', target_id: res.body.queue.id, action: 'create', tool: 'create_support_queue' }]);
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', res.body.request_id)
+      .execute();
+    expect(audit).toMatchObject([
+      {
+        target_type: 'support_queue',
+        target_id: res.body.queue.id,
+        action: 'create',
+        tool: 'create_support_queue',
+      },
+    ]);
     expect((await events(res.body.request_id)).map((e) => e.name)).toEqual(['support_queue.created']);
     expect((await get(`/v1/support/queues/${res.body.queue.id}`)).body.queue.key).toBe('billing');
   });
@@ -56,13 +76,22 @@ describe('support queues', () => {
   });
 
   it('lets one of several concurrent creates with the same key win; the others get validation_failed', async () => {
-    const results = await Promise.all([1, 2, 3, 4].map((n) => post('/v1/support/queues', { key: 'race', name: `Racer ${n}` })));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((n) => post('/v1/support/queues', { key: 'race', name: `Racer ${n}` })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
-    for (const r of results.filter((x) => x.status === 400)) expect(r.body.error.field_errors[0].field).toBe('key');
+    for (const r of results.filter((x) => x.status === 400))
+      expect(r.body.error.field_errors[0].field).toBe('key');
   });
 
   it('rejects unknown fields, negative targets and bad enums', async () => {
-    const res = await post('/v1/support/queues', { key: 'x1', name: 'X', first_response_target_minutes: -1, color: 'red', default_priority: 'asap' });
+    const res = await post('/v1/support/queues', {
+      key: 'x1',
+      name: 'X',
+      first_response_target_minutes: -1,
+      color: 'red',
+      default_priority: 'asap',
+    });
     expect(res.status).toBe(400);
     const fields = res.body.error.field_errors.map((e: { field: string }) => e.field).sort();
     expect(fields).toEqual(['color', 'default_priority', 'first_response_target_minutes']);
@@ -75,13 +104,22 @@ describe('support queues', () => {
     const again = await post('/v1/support/queues', { key: 'idem-q', name: 'Idem', idempotency_key: 'q-1' });
     expect(again.status).toBe(200);
     expect(again.body.queue).toEqual(first.body.queue);
-    const conflict = await post('/v1/support/queues', { key: 'idem-q2', name: 'Idem', idempotency_key: 'q-1' });
+    const conflict = await post('/v1/support/queues', {
+      key: 'idem-q2',
+      name: 'Idem',
+      idempotency_key: 'q-1',
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('idempotency_conflict');
   });
 
   it('lists by query, status and custom field, over REST and MCP', async () => {
-    await queue({ key: 'vip', name: 'VIP desk', status: 'paused', custom_fields: { tier: 'gold', level: 3, urgent: true } });
+    await queue({
+      key: 'vip',
+      name: 'VIP desk',
+      status: 'paused',
+      custom_fields: { tier: 'gold', level: 3, urgent: true },
+    });
     await queue({ key: 'std', name: 'Standard desk', custom_fields: { tier: 'silver', level: 1 } });
     const byQuery = await get('/v1/support/queues?query=desk');
     expect(byQuery.body.queues.map((q: { key: string }) => q.key)).toEqual(['std', 'vip']);
@@ -94,11 +132,17 @@ describe('support queues', () => {
       ['tier', 'bronze', []],
     ] as const) {
       const res = await get(`/v1/support/queues?custom_field_key=${key}&custom_field_value=${value}`);
-      expect(res.body.queues.map((q: { key: string }) => q.key), `${key}=${value}`).toEqual(expected);
+      expect(
+        res.body.queues.map((q: { key: string }) => q.key),
+        `${key}=${value}`,
+      ).toEqual(expected);
     }
     const half = await get('/v1/support/queues?custom_field_key=tier');
     expect(half.body.error.field_errors[0].field).toBe('custom_field_value');
-    const mcp = await h.callTool(ws.mcpToken, 'list_support_queues', { custom_field_key: 'tier', custom_field_value: 'gold' });
+    const mcp = await h.callTool(ws.mcpToken, 'list_support_queues', {
+      custom_field_key: 'tier',
+      custom_field_value: 'gold',
+    });
     expect(mcp.body.queues.map((q: { key: string }) => q.key)).toEqual(['vip']);
     const page = await get('/v1/support/queues?limit=1');
     expect(page.body.queues).toHaveLength(1);
@@ -112,11 +156,16 @@ describe('support tickets', () => {
   let contact: { id: string };
   beforeAll(async () => {
     q = await queue({ key: 'tickets', default_priority: 'high', default_assignee_id: 'agent-7' });
-    contact = (await post('/v1/contacts', { name: 'Rita Requester', email: 'Rita@Example.com' })).body.contact;
+    contact = (await post('/v1/contacts', { name: 'Rita Requester', email: 'Rita@Example.com' })).body
+      .contact;
   });
 
   it('takes priority, assignee and channel defaults, and the requester from a contact', async () => {
-    const res = await post('/v1/support/tickets', { queue_id: q.id, subject: 'Printer on fire', requester: { contact_id: contact.id } });
+    const res = await post('/v1/support/tickets', {
+      queue_id: q.id,
+      subject: 'Printer on fire',
+      requester: { contact_id: contact.id },
+    });
     expect(res.status).toBe(201);
     expect(res.body.ticket).toMatchObject({
       queue_id: q.id,
@@ -137,7 +186,12 @@ describe('support tickets', () => {
       requester: { email: 'walk-in@example.com', name: 'Walk In' },
       tags: ['a', 'b', 'a'],
     });
-    expect(mcp.body.ticket).toMatchObject({ channel: 'mcp', priority: 'low', tags: ['a', 'b'], requester: { contact_id: null, email: 'walk-in@example.com' } });
+    expect(mcp.body.ticket).toMatchObject({
+      channel: 'mcp',
+      priority: 'low',
+      tags: ['a', 'b'],
+      requester: { contact_id: null, email: 'walk-in@example.com' },
+    });
   });
 
   it('requires a subject, an existing active queue and a requester email or contact', async () => {
@@ -151,11 +205,23 @@ describe('support tickets', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.field_errors[0]).toMatchObject({ field: 'queue_id' });
     }
-    const nameOnly = await post('/v1/support/tickets', { queue_id: q.id, subject: 'x', requester: { name: 'No Email' } });
+    const nameOnly = await post('/v1/support/tickets', {
+      queue_id: q.id,
+      subject: 'x',
+      requester: { name: 'No Email' },
+    });
     expect(nameOnly.body.error.field_errors[0].field).toBe('requester.email');
-    const extra = await post('/v1/support/tickets', { queue_id: q.id, subject: 'x', requester: { email: 'a@b.co', phone: '1' } });
+    const extra = await post('/v1/support/tickets', {
+      queue_id: q.id,
+      subject: 'x',
+      requester: { email: 'a@b.co', phone: '1' },
+    });
     expect(extra.body.error.field_errors[0].field).toBe('requester.phone');
-    const count = await h.db.selectFrom('support_tickets').select((eb) => eb.fn.countAll().as('n')).where('subject', '=', 'x').executeTakeFirstOrThrow();
+    const count = await h.db
+      .selectFrom('support_tickets')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('subject', '=', 'x')
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 
@@ -170,21 +236,47 @@ describe('support tickets', () => {
   });
 
   it('updates fields and status: solving resolves, reopening clears, closing is final', async () => {
-    const t = (await post('/v1/support/tickets', { queue_id: q.id, subject: 'Lifecycle', custom_fields: { a: 1, b: 2 } })).body.ticket;
-    const upd = await patch(`/v1/support/tickets/${t.id}`, { priority: 'urgent', assignee_id: null, tags: ['x'], custom_fields: { a: null, c: 'new' } });
+    const t = (
+      await post('/v1/support/tickets', {
+        queue_id: q.id,
+        subject: 'Lifecycle',
+        custom_fields: { a: 1, b: 2 },
+      })
+    ).body.ticket;
+    const upd = await patch(`/v1/support/tickets/${t.id}`, {
+      priority: 'urgent',
+      assignee_id: null,
+      tags: ['x'],
+      custom_fields: { a: null, c: 'new' },
+    });
     expect(upd.status).toBe(200);
-    expect(upd.body.ticket).toMatchObject({ priority: 'urgent', assignee_id: null, tags: ['x'], custom_fields: { b: 2, c: 'new' } });
+    expect(upd.body.ticket).toMatchObject({
+      priority: 'urgent',
+      assignee_id: null,
+      tags: ['x'],
+      custom_fields: { b: 2, c: 'new' },
+    });
     expect((await events(upd.body.request_id)).map((e) => e.name)).toEqual(['ticket.updated']);
 
     const solved = await patch(`/v1/support/tickets/${t.id}`, { status: 'solved' });
     expect(solved.body.ticket.resolved_at).toBe(h.clock.now().toISOString());
     const evs = await events(solved.body.request_id);
     expect(evs.map((e) => e.name)).toEqual(['ticket.status_changed']);
-    expect(JSON.parse(evs[0]!.payload)).toMatchObject({ previous_status: 'new', ticket: { status: 'solved' } });
-    const audit = await h.db.selectFrom('audit_events').select('changed_fields').where('request_id', '=', solved.body.request_id).executeTakeFirstOrThrow();
+    expect(JSON.parse(evs[0]!.payload)).toMatchObject({
+      previous_status: 'new',
+      ticket: { status: 'solved' },
+    });
+    const audit = await h.db
+      .selectFrom('audit_events')
+      .select('changed_fields')
+      .where('request_id', '=', solved.body.request_id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(audit.changed_fields)).toEqual(['status', 'resolved_at']);
 
-    const reopened = await h.callTool(ws.mcpToken, 'update_support_ticket', { ticket_id: t.id, status: 'open' });
+    const reopened = await h.callTool(ws.mcpToken, 'update_support_ticket', {
+      ticket_id: t.id,
+      status: 'open',
+    });
     expect(reopened.body.ticket).toMatchObject({ status: 'open', resolved_at: null });
     const closed = await patch(`/v1/support/tickets/${t.id}`, { status: 'closed' });
     expect(closed.body.ticket).toMatchObject({ status: 'closed', closed_at: h.clock.now().toISOString() });
@@ -198,11 +290,24 @@ describe('support tickets', () => {
 
   it('lists with every filter', async () => {
     const q2 = await queue({ key: 'filters' });
-    const mk = async (body: Record<string, unknown>) => (await post('/v1/support/tickets', { queue_id: q2.id, ...body })).body.ticket;
-    const a = await mk({ subject: 'Refund for order 17', priority: 'urgent', assignee_id: 'amy', requester: { contact_id: contact.id } });
-    const b = await mk({ subject: 'Login broken', description: 'cannot REFUND anything', requester: { email: 'bob@example.com' } });
+    const mk = async (body: Record<string, unknown>) =>
+      (await post('/v1/support/tickets', { queue_id: q2.id, ...body })).body.ticket;
+    const a = await mk({
+      subject: 'Refund for order 17',
+      priority: 'urgent',
+      assignee_id: 'amy',
+      requester: { contact_id: contact.id },
+    });
+    const b = await mk({
+      subject: 'Login broken',
+      description: 'cannot REFUND anything',
+      requester: { email: 'bob@example.com' },
+    });
     await patch(`/v1/support/tickets/${b.id}`, { status: 'pending' });
-    const ids = async (query: string) => (await get(`/v1/support/tickets?queue_id=${q2.id}&${query}`)).body.tickets.map((t: { id: string }) => t.id);
+    const ids = async (query: string) =>
+      (await get(`/v1/support/tickets?queue_id=${q2.id}&${query}`)).body.tickets.map(
+        (t: { id: string }) => t.id,
+      );
     expect(await ids('')).toEqual([b.id, a.id]);
     expect(await ids('status=pending')).toEqual([b.id]);
     expect(await ids('priority=urgent')).toEqual([a.id]);
@@ -216,7 +321,7 @@ describe('support tickets', () => {
     expect(bad.body.error.field_errors[0].field).toBe('status');
   });
 
-  it('answers 404 for another workspace\'s queue and ticket IDs, reading and writing', async () => {
+  it("answers 404 for another workspace's queue and ticket IDs, reading and writing", async () => {
     const t = (await post('/v1/support/tickets', { queue_id: q.id, subject: 'Private' })).body.ticket;
     const foreign = [
       await get(`/v1/support/queues/${q.id}`, other.apiKey),
@@ -227,20 +332,35 @@ describe('support tickets', () => {
       await post(`/v1/support/tickets/${t.id}/comments`, { body: 'hi' }, other.apiKey),
       await get(`/v1/support/tickets/${t.id}/messages`, other.apiKey),
       await get(`/v1/support/tickets/${t.id}/comments`, other.apiKey),
-      await post('/v1/support/tickets', { queue_id: (await queue({ key: 'own-q' })).id, subject: 'x', requester: { contact_id: contact.id } }, other.apiKey),
+      await post(
+        '/v1/support/tickets',
+        { queue_id: (await queue({ key: 'own-q' })).id, subject: 'x', requester: { contact_id: contact.id } },
+        other.apiKey,
+      ),
     ];
     for (const res of foreign) {
       expect(res.status, res.text).toBe(404);
       expect(res.body.error.code).toBe('resource_not_found');
     }
-    const message = (await post(`/v1/support/tickets/${t.id}/messages`, { direction: 'inbound', body: 'mine' })).body.message;
+    const message = (
+      await post(`/v1/support/tickets/${t.id}/messages`, { direction: 'inbound', body: 'mine' })
+    ).body.message;
     const comment = (await post(`/v1/support/tickets/${t.id}/comments`, { body: 'mine' })).body.comment;
     expect((await get(`/v1/support/messages/${message.id}`, other.apiKey)).status).toBe(404);
     expect((await get(`/v1/support/comments/${comment.id}`, other.apiKey)).status).toBe(404);
-    const mcp = await h.callTool(other.mcpToken, 'update_support_ticket', { ticket_id: t.id, status: 'solved' });
+    const mcp = await h.callTool(other.mcpToken, 'update_support_ticket', {
+      ticket_id: t.id,
+      status: 'solved',
+    });
     expect(mcp.body.error.code).toBe('resource_not_found');
-    const stored = await h.db.selectFrom('support_tickets').select('status').where('id', '=', t.id).executeTakeFirstOrThrow();
+    const stored = await h.db
+      .selectFrom('support_tickets')
+      .select('status')
+      .where('id', '=', t.id)
+      .executeTakeFirstOrThrow();
     expect(stored.status).toBe('new');
-    expect(await h.db.selectFrom('support_tickets').selectAll().where('workspace_id', '=', other.id).execute()).toEqual([]);
+    expect(
+      await h.db.selectFrom('support_tickets').selectAll().where('workspace_id', '=', other.id).execute(),
+    ).toEqual([]);
   });
 });

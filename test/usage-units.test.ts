@@ -10,7 +10,11 @@ import { Strict } from '../src/core/schema.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
-const base = { module: 'crm' as const, summary: 'Test operation', description: 'Exists only to test usage units.' };
+const base = {
+  module: 'crm' as const,
+  summary: 'Test operation',
+  description: 'Exists only to test usage units.',
+};
 const write = { ...base, scopes: ['crm:write'] satisfies Scope[], kind: 'action' as const };
 
 const testModule: ModuleDefinition = {
@@ -26,7 +30,10 @@ const testModule: ModuleDefinition = {
       responseKey: 'scanned',
       response: Type.Object({ scanned: Type.Integer() }, { additionalProperties: false }),
       // One unit per thousand rows scanned, at least one.
-      handler: async (_ctx, { rows }) => ({ body: { scanned: rows }, units: Math.max(1, Math.ceil(rows / 1000)) }),
+      handler: async (_ctx, { rows }) => ({
+        body: { scanned: rows },
+        units: Math.max(1, Math.ceil(rows / 1000)),
+      }),
     }),
     defineOperation({
       ...write,
@@ -73,9 +80,12 @@ const callEvent = async (requestId: string) => {
 const requestId = (res: { body: any }) => res.body.request_id ?? res.body.error?.request_id;
 const billing = async (ws: TestWorkspace) =>
   (await h.admin('GET', `/workspaces/${ws.id}`)).body.workspace.billing as { credit_units: number | null };
-const scan = (ws: TestWorkspace, rows: number) => h.request('GET', `/v1/probes/scan?rows=${rows}`, { token: ws.apiKey });
-const embed = (ws: TestWorkspace, body: unknown) => h.request('POST', '/v1/probes/embed', { token: ws.apiKey, body });
-const exportAll = (ws: TestWorkspace) => h.request('POST', '/v1/probes/export', { token: ws.apiKey, body: {} });
+const scan = (ws: TestWorkspace, rows: number) =>
+  h.request('GET', `/v1/probes/scan?rows=${rows}`, { token: ws.apiKey });
+const embed = (ws: TestWorkspace, body: unknown) =>
+  h.request('POST', '/v1/probes/embed', { token: ws.apiKey, body });
+const exportAll = (ws: TestWorkspace) =>
+  h.request('POST', '/v1/probes/export', { token: ws.apiKey, body: {} });
 
 describe('usage units', () => {
   it('carries the units a handler reports to the call event and consumes them from credit; a failed call bills 0', async () => {
@@ -84,7 +94,11 @@ describe('usage units', () => {
 
     const scanned = await scan(ws, 2500);
     expect(scanned.status).toBe(200);
-    expect(await callEvent(requestId(scanned))).toMatchObject({ http_status: 200, units: 3, billed_units: 3 });
+    expect(await callEvent(requestId(scanned))).toMatchObject({
+      http_status: 200,
+      units: 3,
+      billed_units: 3,
+    });
     expect((await billing(ws)).credit_units).toBe(7);
 
     const embedded = await embed(ws, { documents: ['a', 'b', 'c'] });
@@ -94,17 +108,25 @@ describe('usage units', () => {
 
     const failed = await embed(ws, { documents: ['a', 'b'], fail: true });
     expect(failed.status).toBe(400);
-    expect(await callEvent(requestId(failed))).toMatchObject({ error_code: 'validation_failed', units: 1, billed_units: 0 });
+    expect(await callEvent(requestId(failed))).toMatchObject({
+      error_code: 'validation_failed',
+      units: 1,
+      billed_units: 0,
+    });
     expect((await billing(ws)).credit_units).toBe(4);
 
     // MCP records the same units for the same work.
     const viaMcp = await h.callTool(ws.mcpToken, 'probe_scan', { rows: 1200 });
     expect(viaMcp.body).toMatchObject({ scanned: 1200 });
-    expect(await callEvent(viaMcp.body.request_id)).toMatchObject({ kind: 'mcp_tool_call', units: 2, billed_units: 2 });
+    expect(await callEvent(viaMcp.body.request_id)).toMatchObject({
+      kind: 'mcp_tool_call',
+      units: 2,
+      billed_units: 2,
+    });
     expect((await billing(ws)).credit_units).toBe(2);
   });
 
-  it('bills declared units, and pauses a call whose declared units the credit or the month\'s cap does not cover', async () => {
+  it("bills declared units, and pauses a call whose declared units the credit or the month's cap does not cover", async () => {
     const ws = await h.workspace('Declared units');
     await h.admin('PATCH', `/workspaces/${ws.id}`, { billing: { credit_units: 4 } });
     const refused = await exportAll(ws);

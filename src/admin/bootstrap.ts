@@ -26,15 +26,26 @@ export async function ensureOperatorToken(db: Kysely<DB>, config: Config): Promi
       .execute();
     return undefined;
   }
-  const stored = await db.selectFrom('installation').select('value').where('key', '=', OPERATOR_TOKEN_KEY).executeTakeFirst();
+  const stored = await db
+    .selectFrom('installation')
+    .select('value')
+    .where('key', '=', OPERATOR_TOKEN_KEY)
+    .executeTakeFirst();
   if (stored) return undefined;
   const token = generateToken('operator');
-  await db.insertInto('installation').values({ key: OPERATOR_TOKEN_KEY, value: hashToken(token) }).execute();
+  await db
+    .insertInto('installation')
+    .values({ key: OPERATOR_TOKEN_KEY, value: hashToken(token) })
+    .execute();
   return token;
 }
 
 /** On the very first start, a "Default" workspace with an API key and an MCP token holding every scope. */
-export async function ensureDefaultWorkspace(db: Kysely<DB>, config: Config, clock: Clock): Promise<FirstStart['workspace']> {
+export async function ensureDefaultWorkspace(
+  db: Kysely<DB>,
+  config: Config,
+  clock: Clock,
+): Promise<FirstStart['workspace']> {
   const anyWorkspace = await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
   if (anyWorkspace) return undefined;
   const call = {
@@ -45,8 +56,16 @@ export async function ensureDefaultWorkspace(db: Kysely<DB>, config: Config, clo
     defaultRateLimitPerMinute: config.defaultRateLimitPerMinute,
   };
   const workspace = await createWorkspace(call, { name: 'Default' });
-  const apiKey = await createCredential(call, workspace.id, { kind: 'api_key', name: 'Default API key', scopes: [...SCOPES] });
-  const mcpToken = await createCredential(call, workspace.id, { kind: 'mcp_token', name: 'Default MCP token', scopes: [...SCOPES] });
+  const apiKey = await createCredential(call, workspace.id, {
+    kind: 'api_key',
+    name: 'Default API key',
+    scopes: [...SCOPES],
+  });
+  const mcpToken = await createCredential(call, workspace.id, {
+    kind: 'mcp_token',
+    name: 'Default MCP token',
+    scopes: [...SCOPES],
+  });
   return { id: workspace.id, name: workspace.name, apiKey: apiKey.token, mcpToken: mcpToken.token };
 }
 
@@ -58,10 +77,19 @@ export async function bootstrap(db: Kysely<DB>, config: Config, clock: Clock): P
 
 export async function verifyOperator(db: Kysely<DB>, authorization: string | undefined): Promise<void> {
   const token = bearerToken(authorization);
-  if (!token) throw fail('authentication_required', { message: 'Send the operator token as "Authorization: Bearer <token>".' });
-  const stored = await db.selectFrom('installation').select('value').where('key', '=', OPERATOR_TOKEN_KEY).executeTakeFirst();
+  if (!token)
+    throw fail('authentication_required', {
+      message: 'Send the operator token as "Authorization: Bearer <token>".',
+    });
+  const stored = await db
+    .selectFrom('installation')
+    .select('value')
+    .where('key', '=', OPERATOR_TOKEN_KEY)
+    .executeTakeFirst();
   if (!stored || !hashesEqual(stored.value, hashToken(token))) {
-    throw fail('authentication_required', { message: 'That is not the operator token of this installation.' });
+    throw fail('authentication_required', {
+      message: 'That is not the operator token of this installation.',
+    });
   }
 }
 
@@ -74,7 +102,9 @@ export function firstStartMessage(first: FirstStart, config: Config): string | u
   }
   if (first.workspace) {
     const { id, apiKey, mcpToken } = first.workspace;
-    lines.push(`Workspace "Default" (${id}) was created. These tokens hold every scope and are shown only now:`);
+    lines.push(
+      `Workspace "Default" (${id}) was created. These tokens hold every scope and are shown only now:`,
+    );
     lines.push(`  API key:   ${apiKey}`, `  MCP token: ${mcpToken}`, '', 'Try it:');
     lines.push(
       `  curl -s ${config.publicUrl}/v1/contacts -H "Authorization: Bearer ${apiKey}" \\`,
@@ -82,7 +112,15 @@ export function firstStartMessage(first: FirstStart, config: Config): string | u
       '',
       'MCP client configuration:',
       JSON.stringify(
-        { mcpServers: { wos: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${mcpToken}` } } } },
+        {
+          mcpServers: {
+            wos: {
+              type: 'http',
+              url: `${config.publicUrl}/mcp`,
+              headers: { Authorization: `Bearer ${mcpToken}` },
+            },
+          },
+        },
         null,
         2,
       )

@@ -10,7 +10,8 @@ export async function lookupRequest(db: Kysely<DB>, requestId: string) {
     db.selectFrom('call_events').selectAll().where('request_id', '=', requestId).orderBy('id').execute(),
     db.selectFrom('audit_events').selectAll().where('request_id', '=', requestId).orderBy('id').execute(),
   ]);
-  if (calls.length === 0 && audits.length === 0) throw fail('resource_not_found', { message: 'No request with this ID was recorded.' });
+  if (calls.length === 0 && audits.length === 0)
+    throw fail('resource_not_found', { message: 'No request with this ID was recorded.' });
   const workspaceId = calls[0]?.workspace_id ?? audits[0]!.workspace_id;
   return {
     workspace_id: workspaceId,

@@ -41,8 +41,16 @@ export function toWorkspaceResource(workspace: Workspace) {
   };
 }
 
-export function toCredentialResource(row: Pick<CredentialsTable, 'id' | 'kind' | 'name' | 'scopes' | 'created_at'>) {
-  return { id: row.id, kind: row.kind, name: row.name, scopes: JSON.parse(row.scopes) as string[], created_at: row.created_at };
+export function toCredentialResource(
+  row: Pick<CredentialsTable, 'id' | 'kind' | 'name' | 'scopes' | 'created_at'>,
+) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    scopes: JSON.parse(row.scopes) as string[],
+    created_at: row.created_at,
+  };
 }
 
 async function audit(
@@ -62,13 +70,17 @@ async function audit(
     tool,
     defaultAction: action,
   };
-  await insertAuditEvents(call.db, [auditRow(write, { targetType: target.type, targetId: target.id, changedFields })]);
+  await insertAuditEvents(call.db, [
+    auditRow(write, { targetType: target.type, targetId: target.id, changedFields }),
+  ]);
 }
 
 export async function createWorkspace(call: OperatorCall, input: { name: string; modules?: string[] }) {
   const now = call.clock.now().toISOString();
   const id = newId('ws');
-  const modules = input.modules ? Object.fromEntries(MODULES.map((m) => [m, input.modules!.includes(m)])) : {};
+  const modules = input.modules
+    ? Object.fromEntries(MODULES.map((m) => [m, input.modules!.includes(m)]))
+    : {};
   await call.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('workspaces')
@@ -86,7 +98,14 @@ export async function createWorkspace(call: OperatorCall, input: { name: string;
         deleted_at: null,
       })
       .execute();
-    await audit({ ...call, db: trx }, id, 'admin.create_workspace', 'create', { type: 'workspace', id }, Object.keys(input));
+    await audit(
+      { ...call, db: trx },
+      id,
+      'admin.create_workspace',
+      'create',
+      { type: 'workspace', id },
+      Object.keys(input),
+    );
   });
   return getWorkspace(call.db, id);
 }
@@ -109,7 +128,12 @@ export async function getWorkspace(db: Kysely<DB>, workspaceId: string) {
 
 /** Every live workspace, oldest first; an operator's view across tenants. */
 export async function listWorkspaces(db: Kysely<DB>) {
-  const rows = await db.selectFrom('workspaces').selectAll().where('deleted_at', 'is', null).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
   return rows.map((row) => toWorkspaceResource(toWorkspace(row)));
 }
 
@@ -125,8 +149,13 @@ export interface WorkspacePatch {
 export async function updateWorkspace(call: OperatorCall, workspaceId: string, patch: WorkspacePatch) {
   const current = await findWorkspace(call.db, workspaceId);
   if (!current) throw noWorkspace();
-  const unknownModule = Object.keys(patch.modules ?? {}).find((m) => !(MODULES as readonly string[]).includes(m));
-  if (unknownModule) throw fail('validation_failed', { field_errors: [{ field: `modules.${unknownModule}`, message: 'is not a module' }] });
+  const unknownModule = Object.keys(patch.modules ?? {}).find(
+    (m) => !(MODULES as readonly string[]).includes(m),
+  );
+  if (unknownModule)
+    throw fail('validation_failed', {
+      field_errors: [{ field: `modules.${unknownModule}`, message: 'is not a module' }],
+    });
   const set: Record<string, unknown> = { updated_at: call.clock.now().toISOString() };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.modules) set.modules = JSON.stringify({ ...current.modules, ...patch.modules });
@@ -144,7 +173,14 @@ export async function updateWorkspace(call: OperatorCall, workspaceId: string, p
     if (patch.billing?.monthly_cap_units !== undefined && patch.billing.monthly_cap_units !== null) {
       await seedMonthCounter(trx, workspaceId, call.clock.now());
     }
-    await audit({ ...call, db: trx }, workspaceId, 'admin.update_workspace', 'update', { type: 'workspace', id: workspaceId }, Object.keys(patch));
+    await audit(
+      { ...call, db: trx },
+      workspaceId,
+      'admin.update_workspace',
+      'update',
+      { type: 'workspace', id: workspaceId },
+      Object.keys(patch),
+    );
   });
   return getWorkspace(call.db, workspaceId);
 }
@@ -155,8 +191,19 @@ export async function deleteWorkspace(call: OperatorCall, workspaceId: string) {
   if (!current) throw noWorkspace();
   const now = call.clock.now().toISOString();
   await call.db.transaction().execute(async (trx) => {
-    await trx.updateTable('workspaces').set({ deleted_at: now, updated_at: now }).where('id', '=', workspaceId).execute();
-    await audit({ ...call, db: trx }, workspaceId, 'admin.delete_workspace', 'delete', { type: 'workspace', id: workspaceId }, []);
+    await trx
+      .updateTable('workspaces')
+      .set({ deleted_at: now, updated_at: now })
+      .where('id', '=', workspaceId)
+      .execute();
+    await audit(
+      { ...call, db: trx },
+      workspaceId,
+      'admin.delete_workspace',
+      'delete',
+      { type: 'workspace', id: workspaceId },
+      [],
+    );
   });
 }
 
@@ -179,7 +226,14 @@ export async function createCredential(
   };
   await call.db.transaction().execute(async (trx) => {
     await trx.insertInto('credentials').values(row).execute();
-    await audit({ ...call, db: trx }, workspaceId, 'admin.create_credential', 'create', { type: 'credential', id: row.id }, ['kind', 'name', 'scopes']);
+    await audit(
+      { ...call, db: trx },
+      workspaceId,
+      'admin.create_credential',
+      'create',
+      { type: 'credential', id: row.id },
+      ['kind', 'name', 'scopes'],
+    );
   });
   return { credential: toCredentialResource(row), token };
 }
@@ -211,6 +265,13 @@ export async function revokeCredential(call: OperatorCall, credentialId: string)
       .where('workspace_id', '=', row.workspace_id)
       .where('id', '=', row.id)
       .execute();
-    await audit({ ...call, db: trx }, row.workspace_id, 'admin.revoke_credential', 'revoke', { type: 'credential', id: row.id }, []);
+    await audit(
+      { ...call, db: trx },
+      row.workspace_id,
+      'admin.revoke_credential',
+      'revoke',
+      { type: 'credential', id: row.id },
+      [],
+    );
   });
 }

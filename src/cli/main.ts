@@ -53,7 +53,13 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const list = (value: string | undefined) => (value ? value.split(',').map((v) => v.trim()).filter(Boolean) : undefined);
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : undefined;
 const countOrNone = (value: string | undefined) =>
   value === undefined ? undefined : value === 'none' ? null : Number.parseInt(value, 10);
 
@@ -97,7 +103,12 @@ async function main(argv: string[]): Promise<void> {
       case 'migrate':
         return print({ migrated: true, database: database.location });
       case 'workspace create':
-        return print({ workspace: await createWorkspace(call, { name: need(values.name, '--name'), modules: list(values.modules) }) });
+        return print({
+          workspace: await createWorkspace(call, {
+            name: need(values.name, '--name'),
+            modules: list(values.modules),
+          }),
+        });
       case 'workspace list':
         return print({ workspaces: await listWorkspaces(database.db) });
       case 'workspace update': {
@@ -107,24 +118,38 @@ async function main(argv: string[]): Promise<void> {
         const patch: WorkspacePatch = {
           ...(values.name ? { name: values.name } : {}),
           ...(Object.keys(modules).length ? { modules } : {}),
-          ...(values['rate-limit'] !== undefined ? { rate_limit_per_minute: countOrNone(values['rate-limit']) } : {}),
-          ...(values['mcp-auth-methods'] ? { mcp_auth_methods: list(values['mcp-auth-methods']) as WorkspacePatch['mcp_auth_methods'] } : {}),
+          ...(values['rate-limit'] !== undefined
+            ? { rate_limit_per_minute: countOrNone(values['rate-limit']) }
+            : {}),
+          ...(values['mcp-auth-methods']
+            ? { mcp_auth_methods: list(values['mcp-auth-methods']) as WorkspacePatch['mcp_auth_methods'] }
+            : {}),
         };
         if (values.credit !== undefined || values['monthly-cap'] !== undefined) {
           patch.billing = {
             ...(values.credit !== undefined ? { credit_units: countOrNone(values.credit) } : {}),
-            ...(values['monthly-cap'] !== undefined ? { monthly_cap_units: countOrNone(values['monthly-cap']) } : {}),
+            ...(values['monthly-cap'] !== undefined
+              ? { monthly_cap_units: countOrNone(values['monthly-cap']) }
+              : {}),
           };
         }
         return print({ workspace: await updateWorkspace(call, need(target, 'WORKSPACE_ID'), patch) });
       }
       case 'credential create': {
         const kind = need(values.kind, '--kind');
-        if (kind !== 'api_key' && kind !== 'mcp_token') throw new Error('--kind must be api_key or mcp_token');
+        if (kind !== 'api_key' && kind !== 'mcp_token')
+          throw new Error('--kind must be api_key or mcp_token');
         const scopes = values.scopes === 'all' ? [...SCOPES] : (list(values.scopes) ?? []);
         const unknown = scopes.filter((s) => !isScope(s));
-        if (unknown.length || scopes.length === 0) throw new Error(`--scopes: unknown or empty (${unknown.join(', ')})`);
-        return print(await createCredential(call, need(target, 'WORKSPACE_ID'), { kind, name: need(values.name, '--name'), scopes }));
+        if (unknown.length || scopes.length === 0)
+          throw new Error(`--scopes: unknown or empty (${unknown.join(', ')})`);
+        return print(
+          await createCredential(call, need(target, 'WORKSPACE_ID'), {
+            kind,
+            name: need(values.name, '--name'),
+            scopes,
+          }),
+        );
       }
       case 'credential list':
         return print({ credentials: await listCredentials(database.db, need(target, 'WORKSPACE_ID')) });
@@ -142,7 +167,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const message = error instanceof ServiceError ? `${error.code}: ${error.message}` : (error as Error).message;
+  const message =
+    error instanceof ServiceError ? `${error.code}: ${error.message}` : (error as Error).message;
   process.stderr.write(`wos: ${message}\n`);
   process.exit(1);
 });

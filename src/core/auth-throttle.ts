@@ -29,13 +29,15 @@ export function createAuthThrottle(store: LimiterStore): AuthThrottle {
       try {
         return await authenticate();
       } catch (thrown) {
-        if (!(thrown instanceof ServiceError) || !COUNTED.has(thrown.code) || !bearerToken(authorization)) throw thrown;
+        if (!(thrown instanceof ServiceError) || !COUNTED.has(thrown.code) || !bearerToken(authorization))
+          throw thrown;
         try {
           await failures.consume(address);
         } catch (rejection) {
           if (!(rejection instanceof RateLimiterRes)) throw rejection;
           throw fail('rate_limited', {
-            message: 'Too many failed authentication attempts from this address; retry after retry_after_seconds.',
+            message:
+              'Too many failed authentication attempts from this address; retry after retry_after_seconds.',
             retry_after_seconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
           });
         }

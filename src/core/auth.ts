@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, WorkspacesTable } from '../db/tables.ts';
 import { reusableQuery } from '../db/reusable-query.ts';
+import type { DB, WorkspacesTable } from '../db/tables.ts';
 import { fail } from './errors.ts';
 import { bearerToken, hashesEqual, hashToken } from './tokens.ts';
 
@@ -56,7 +56,11 @@ const workspaceModules = reusableQuery((db) =>
 );
 
 /** The same check for work outside a call: false for a workspace that no longer exists. */
-export async function isModuleEnabledIn(db: Kysely<DB>, workspaceId: string, module: string): Promise<boolean> {
+export async function isModuleEnabledIn(
+  db: Kysely<DB>,
+  workspaceId: string,
+  module: string,
+): Promise<boolean> {
   const [row] = await workspaceModules(db, [workspaceId]);
   return row !== undefined && isModuleEnabled({ modules: JSON.parse(row.modules) }, module);
 }
@@ -102,13 +106,17 @@ export async function authenticate(
   if (!token) throw fail('authentication_required');
   const hash = hashToken(token);
   const [row] = await credentialLookup(db, [hash]);
-  if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null) throw fail('workspace_not_found');
+  if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null)
+    throw fail('workspace_not_found');
 
   const { workspace, credential } = toPrincipal(row);
   if (surface === 'rest' && credential.kind !== 'api_key') {
-    throw fail('credential_not_allowed', { message: 'REST takes API keys (wos_sk_...); MCP tokens are for /mcp.' });
+    throw fail('credential_not_allowed', {
+      message: 'REST takes API keys (wos_sk_...); MCP tokens are for /mcp.',
+    });
   }
-  if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(credential.kind)) throw fail('mcp_auth_method_not_allowed');
+  if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(credential.kind))
+    throw fail('mcp_auth_method_not_allowed');
   return { workspace, credential };
 }
 
@@ -128,7 +136,11 @@ function toPrincipal(row: Awaited<ReturnType<typeof credentialLookup>>[number]):
  * The principal of a worker call, loaded when the call runs (not when it was scheduled): a credential revoked
  * since, or a deleted workspace, fails as workspace_not_found, as the credential's own call would.
  */
-export async function loadPrincipal(db: Kysely<DB>, workspaceId: string, credentialId: string): Promise<Principal> {
+export async function loadPrincipal(
+  db: Kysely<DB>,
+  workspaceId: string,
+  credentialId: string,
+): Promise<Principal> {
   const row = await db
     .selectFrom('credentials as c')
     .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')

@@ -40,7 +40,9 @@ export async function checkBilling(
   if (workspace.monthlyCapUnits !== null) {
     const used = await monthUnits(db, workspace.id, billingPeriod(now));
     if (used >= workspace.monthlyCapUnits || used + units > workspace.monthlyCapUnits) {
-      throw fail('billing_paused', { message: "This month's usage cap is reached; the operator must raise it." });
+      throw fail('billing_paused', {
+        message: "This month's usage cap is reached; the operator must raise it.",
+      });
     }
   }
   const maximum = creates ? workspace.entitlements[creates.type] : undefined;
@@ -64,14 +66,25 @@ export async function checkAmountEntitlement(
   db: Kysely<DB>,
   dialect: Dialect,
   workspaceId: string,
-  check: { name: string; adding: number; used: () => Promise<number>; message: (maximum: number, used: number) => string },
+  check: {
+    name: string;
+    adding: number;
+    used: () => Promise<number>;
+    message: (maximum: number, used: number) => string;
+  },
 ): Promise<void> {
-  const row = await db.selectFrom('workspaces').select('entitlements').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('workspaces')
+    .select('entitlements')
+    .where('id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   const maximum = (JSON.parse(row.entitlements) as Record<string, number | null>)[check.name];
   if (maximum === undefined || maximum === null) return;
-  if (dialect === 'postgres') await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+  if (dialect === 'postgres')
+    await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
   const used = await check.used();
-  if (used + check.adding > maximum) throw fail('billing_limit_exceeded', { message: check.message(maximum, used) });
+  if (used + check.adding > maximum)
+    throw fail('billing_limit_exceeded', { message: check.message(maximum, used) });
 }
 
 export async function monthUnits(db: Kysely<DB>, workspaceId: string, period: string): Promise<number> {
@@ -88,7 +101,10 @@ export async function monthUnits(db: Kysely<DB>, workspaceId: string, period: st
  * The units a successful call consumes: what its handler reported for the work done, else what the
  * operation declares. A handler reporting anything but a whole number ≥ 0 is a bug (500), never billed.
  */
-export function callUnits(op: Pick<OperationDefinition, 'name' | 'units'>, result: Pick<OperationResult, 'units'>): number {
+export function callUnits(
+  op: Pick<OperationDefinition, 'name' | 'units'>,
+  result: Pick<OperationResult, 'units'>,
+): number {
   const units = result.units ?? op.units;
   if (!Number.isSafeInteger(units) || units < 0) {
     throw new Error(`${op.name} reported ${units} usage units; units are whole numbers ≥ 0`);
@@ -97,7 +113,12 @@ export function callUnits(op: Pick<OperationDefinition, 'name' | 'units'>, resul
 }
 
 /** Consumes a successful call's units, in the call's transaction. Only workspaces with limits keep counters. */
-export async function consumeUnits(db: Kysely<DB>, workspace: Workspace, units: number, now: Date): Promise<void> {
+export async function consumeUnits(
+  db: Kysely<DB>,
+  workspace: Workspace,
+  units: number,
+  now: Date,
+): Promise<void> {
   if (workspace.creditUnits !== null) {
     await db
       .updateTable('workspaces')
@@ -130,6 +151,8 @@ export async function seedMonthCounter(db: Kysely<DB>, workspaceId: string, now:
   await db
     .insertInto('billing_usage')
     .values({ workspace_id: workspaceId, period, billed_units: Number(row.units) })
-    .onConflict((oc) => oc.columns(['workspace_id', 'period']).doUpdateSet({ billed_units: Number(row.units) }))
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'period']).doUpdateSet({ billed_units: Number(row.units) }),
+    )
     .execute();
 }

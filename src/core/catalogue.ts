@@ -7,7 +7,16 @@ type Listed = (typeof moduleList)[number];
 /** Modules of the specification without a folder yet: each moves its entry into its own definition. */
 const PLANNED = [
   { name: 'product_analytics_bi', scopes: ['bi:read', 'bi:write'] },
-  { name: 'data_agents', scopes: ['data_agents:read', 'data_agents:write', 'data_agents:execute', 'vector_store:read', 'vector_store:write'] },
+  {
+    name: 'data_agents',
+    scopes: [
+      'data_agents:read',
+      'data_agents:write',
+      'data_agents:execute',
+      'vector_store:read',
+      'vector_store:write',
+    ],
+  },
 ] as const;
 
 /** The workspace module (summary, request lookups) and the audit trail belong to the platform. */
@@ -19,9 +28,15 @@ export type ModuleName = Declared['name'];
 /** Every scope a credential can hold: a string-literal union, so a mistyped scope fails the type check. */
 export type Scope = NonNullable<Declared['scopes']>[number];
 
-const declared: readonly { name: string; scopes?: readonly string[] }[] = [...moduleList, ...PLANNED, PLATFORM];
+const declared: readonly { name: string; scopes?: readonly string[] }[] = [
+  ...moduleList,
+  ...PLANNED,
+  PLATFORM,
+];
 export const MODULES: readonly ModuleName[] = declared.map((m) => m.name as ModuleName);
-export const SCOPES: readonly Scope[] = [...new Set(declared.flatMap((m) => (m.scopes ?? []) as readonly Scope[]))];
+export const SCOPES: readonly Scope[] = [
+  ...new Set(declared.flatMap((m) => (m.scopes ?? []) as readonly Scope[])),
+];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

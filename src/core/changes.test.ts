@@ -13,16 +13,18 @@ import { ServiceError } from './errors.ts';
 describe('changed fields', () => {
   it('never name the idempotency key or the dry-run flag', () => {
     expect(recordedFields(['name', 'idempotency_key', 'dry_run', 'email'])).toEqual(['name', 'email']);
-    expect(inputFields({ name: 'A', idempotency_key: 'k', dry_run: false, email: undefined })).toEqual(['name']);
+    expect(inputFields({ name: 'A', idempotency_key: 'k', dry_run: false, email: undefined })).toEqual([
+      'name',
+    ]);
   });
 
   it('of an update are the sent fields whose value differs from the row', () => {
     const row = { name: 'A', status: 'open', owner_id: null as string | null };
-    const { changes, changed } = diffFields(row, { name: 'A', status: 'done', owner_id: undefined, dry_run: true }, [
-      'name',
-      'status',
-      'owner_id',
-    ]);
+    const { changes, changed } = diffFields(
+      row,
+      { name: 'A', status: 'done', owner_id: undefined, dry_run: true },
+      ['name', 'status', 'owner_id'],
+    );
     expect(changes).toEqual({ status: 'done' });
     expect(changed).toEqual(['status']);
     expect(diffFields(row, { owner_id: 'usr_1' }, ['owner_id']).changed).toEqual(['owner_id']);
@@ -40,7 +42,9 @@ describe('requireSomeField', () => {
     })();
     expect(refusal).toBeInstanceOf(ServiceError);
     expect(refusal?.code).toBe('validation_failed');
-    expect(refusal?.extras.field_errors).toEqual([{ field: '(body)', message: 'send at least one of name, status' }]);
+    expect(refusal?.extras.field_errors).toEqual([
+      { field: '(body)', message: 'send at least one of name, status' },
+    ]);
     expect(() => requireSomeField({ status: null }, ['name', 'status'])).not.toThrow();
   });
 });

@@ -50,7 +50,10 @@ export function diffFields<Row extends object>(
 }
 
 /** Merges a patch into a map key by key; a null value removes its key. */
-export function mergeFields<V>(current: Record<string, V>, patch: Record<string, V | null>): Record<string, V> {
+export function mergeFields<V>(
+  current: Record<string, V>,
+  patch: Record<string, V | null>,
+): Record<string, V> {
   const merged: Record<string, V> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
@@ -68,7 +71,10 @@ export function withoutNulls<V>(map: Record<string, V | null> | undefined): Reco
  * A JSON object column after a patch merged key by key (null removes a key), as stored text; undefined when
  * no patch was sent. A patch that changes nothing gives the stored text back, so diffFields sees no change.
  */
-export function mergedJson(stored: string, patch: Record<string, unknown> | null | undefined): string | undefined {
+export function mergedJson(
+  stored: string,
+  patch: Record<string, unknown> | null | undefined,
+): string | undefined {
   if (patch === undefined || patch === null) return undefined;
   return JSON.stringify(mergeFields(JSON.parse(stored) as Record<string, unknown>, patch));
 }

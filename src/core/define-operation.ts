@@ -123,7 +123,8 @@ export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'h
 const idempotencyKey = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'Makes retries safe: the same key and input return the first result. No secrets or personal data.',
+  description:
+    'Makes retries safe: the same key and input return the first result. No secrets or personal data.',
 });
 const dryRun = Type.Boolean({ default: false, description: 'Preview the change without applying it.' });
 
@@ -135,7 +136,8 @@ export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): 
   if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
   if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
   const units = spec.units ?? 1;
-  if (!Number.isSafeInteger(units) || units < 0) throw new Error(`${spec.name}: units must be a whole number ≥ 0`);
+  if (!Number.isSafeInteger(units) || units < 0)
+    throw new Error(`${spec.name}: units must be a whole number ≥ 0`);
   const heavy = spec.heavy;
   const withWriteFields = (schema: TObject): TObject => {
     const properties: TProperties = { ...schema.properties };

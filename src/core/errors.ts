@@ -30,13 +30,15 @@ export const errorCatalogue = {
     status: 403,
     message: 'This kind of credential cannot be used on this surface.',
     retryable: false,
-    description: 'REST (/v1) takes API keys; /mcp takes MCP tokens and API keys; /admin/v1 takes the operator token.',
+    description:
+      'REST (/v1) takes API keys; /mcp takes MCP tokens and API keys; /admin/v1 takes the operator token.',
   },
   origin_not_allowed: {
     status: 403,
     message: 'Requests from this Origin are not allowed.',
     retryable: false,
-    description: 'Browser calls to /mcp must come from a configured origin (WOS_MCP_ALLOWED_ORIGINS) or from loopback.',
+    description:
+      'Browser calls to /mcp must come from a configured origin (WOS_MCP_ALLOWED_ORIGINS) or from loopback.',
   },
   mcp_auth_method_not_allowed: {
     status: 403,

@@ -45,7 +45,9 @@ export function getRecordOperation(recordTypes: RecordType[]): OperationDefiniti
     handler: async (ctx, input) => {
       const recordType = byType.get(input.type)!;
       if (!ctx.enabledModule(recordType.module)) {
-        throw fail('module_not_enabled', { message: `The ${recordType.module} module is not enabled for this workspace.` });
+        throw fail('module_not_enabled', {
+          message: `The ${recordType.module} module is not enabled for this workspace.`,
+        });
       }
       if (!ctx.scopes.has(recordType.readScope)) {
         throw fail('missing_required_scope', {

@@ -19,7 +19,14 @@ export type Claim = { state: 'new' } | { state: 'replay'; resourceId: string };
  */
 export async function claimKey(
   db: Kysely<DB>,
-  claim: { workspaceId: string; resourceType: string; key: string; operation: string; fingerprint: string; now: string },
+  claim: {
+    workspaceId: string;
+    resourceType: string;
+    key: string;
+    operation: string;
+    fingerprint: string;
+    now: string;
+  },
 ): Promise<Claim> {
   const inserted = await db
     .insertInto('idempotency_keys')

@@ -52,21 +52,37 @@ describe('outbound URL guard', () => {
   });
 
   it('checks every resolved address, refuses schemes and credentials, and honours the allowance', async () => {
-    const rebinding = { allowPrivate: false, resolve: async () => [{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.5', family: 4 }] };
+    const rebinding = {
+      allowPrivate: false,
+      resolve: async () => [
+        { address: '8.8.8.8', family: 4 },
+        { address: '10.0.0.5', family: 4 },
+      ],
+    };
     await expect(checkOutboundUrl('https://hooks.example.com/x', rebinding)).rejects.toThrow(/10\.0\.0\.5/);
     await expect(checkOutboundUrl('https://hooks.example.com/x', policy)).resolves.toBeInstanceOf(URL);
     await expect(checkOutboundUrl('ftp://hooks.example.com/', policy)).rejects.toThrow(/http or https/);
     await expect(checkOutboundUrl('file:///etc/passwd', policy)).rejects.toThrow(/http or https/);
-    await expect(checkOutboundUrl('https://user:pw@hooks.example.com/', policy)).rejects.toThrow(/credentials/);
+    await expect(checkOutboundUrl('https://user:pw@hooks.example.com/', policy)).rejects.toThrow(
+      /credentials/,
+    );
     await expect(checkOutboundUrl('http://127.0.0.1/', { allowPrivate: true })).resolves.toBeInstanceOf(URL);
   });
 
   it('allows ports 80 and 443, and others only when listed', async () => {
     await expect(checkOutboundUrl('http://hooks.example.com:443/x', policy)).resolves.toBeInstanceOf(URL);
     await expect(checkOutboundUrl('https://hooks.example.com:80/x', policy)).resolves.toBeInstanceOf(URL);
-    await expect(checkOutboundUrl('https://hooks.example.com:8443/x', policy)).rejects.toThrow(/port 8443 is not allowed/);
-    await expect(checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true })).rejects.toThrow(/port 9 is not allowed/);
-    await expect(checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true, allowedPorts: [9] })).resolves.toBeInstanceOf(URL);
-    await expect(checkOutboundUrl('https://hooks.example.com:8443/x', { ...policy, allowedPorts: [8443] })).resolves.toBeInstanceOf(URL);
+    await expect(checkOutboundUrl('https://hooks.example.com:8443/x', policy)).rejects.toThrow(
+      /port 8443 is not allowed/,
+    );
+    await expect(checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true })).rejects.toThrow(
+      /port 9 is not allowed/,
+    );
+    await expect(
+      checkOutboundUrl('http://127.0.0.1:9/', { allowPrivate: true, allowedPorts: [9] }),
+    ).resolves.toBeInstanceOf(URL);
+    await expect(
+      checkOutboundUrl('https://hooks.example.com:8443/x', { ...policy, allowedPorts: [8443] }),
+    ).resolves.toBeInstanceOf(URL);
   });
 });

@@ -74,7 +74,8 @@ export function addressProblem(address: string): string | undefined {
   const words = ipv6Words(address);
   const zeros = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
   if (zeros(0, 5) && words[5] === 0xffff) return `${address} is an IPv4-mapped IPv6 address`;
-  if (zeros(0, 6) && !(words[6] === 0 && words[7]! <= 1)) return `${address} is an IPv4-compatible IPv6 address`;
+  if (zeros(0, 6) && !(words[6] === 0 && words[7]! <= 1))
+    return `${address} is an IPv4-compatible IPv6 address`;
   const embedded =
     words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6)
       ? v4FromWords(words[6]!, words[7]!)
@@ -97,7 +98,9 @@ export interface OutboundPolicy {
 }
 
 /** The policy the operator configured, for every outbound request (webhooks, web push). */
-export function outboundPolicy(config: Pick<Config, 'webhookAllowPrivate' | 'outboundAllowedPorts'>): OutboundPolicy {
+export function outboundPolicy(
+  config: Pick<Config, 'webhookAllowPrivate' | 'outboundAllowedPorts'>,
+): OutboundPolicy {
   return { allowPrivate: config.webhookAllowPrivate, allowedPorts: config.outboundAllowedPorts };
 }
 
@@ -120,12 +123,15 @@ export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Pro
   } catch {
     throw new OutboundRefused('is not a valid URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused('must use http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundRefused('must use http or https');
   if (url.username || url.password) throw new OutboundRefused('must not contain credentials');
   // Other ports reach internal services (databases, admin consoles) even on public hosts.
   const port = portOf(url);
   if (!STANDARD_PORTS.includes(port) && !policy.allowedPorts?.includes(port)) {
-    throw new OutboundRefused(`is refused: port ${port} is not allowed (80 and 443 are, and ports the operator allows)`);
+    throw new OutboundRefused(
+      `is refused: port ${port} is not allowed (80 and 443 are, and ports the operator allows)`,
+    );
   }
   if (policy.allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -178,13 +184,21 @@ export async function postOutbound(request: OutboundRequest): Promise<OutboundRe
   try {
     url = await checkOutboundUrl(request.url, request.policy);
   } catch (thrown) {
-    return { statusCode: null, headers: {}, excerpt: null, error: `URL ${(thrown as Error).message}`, durationMs: elapsed() };
+    return {
+      statusCode: null,
+      headers: {},
+      excerpt: null,
+      error: `URL ${(thrown as Error).message}`,
+      durationMs: elapsed(),
+    };
   }
   const resolve = request.policy.resolve ?? systemResolve;
   const lookup: net.LookupFunction = (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {
-        const problem = request.policy.allowPrivate ? undefined : addresses.map((a) => addressProblem(a.address)).find(Boolean);
+        const problem = request.policy.allowPrivate
+          ? undefined
+          : addresses.map((a) => addressProblem(a.address)).find(Boolean);
         if (problem || addresses.length === 0) {
           callback(new OutboundRefused(problem ?? 'the host does not resolve'), '', 4);
         } else if ((options as dns.LookupOptions).all) {
@@ -221,9 +235,16 @@ export async function postOutbound(request: OutboundRequest): Promise<OutboundRe
       let size = 0;
       const done = () => {
         const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-        const printable = [...text].map((c) => (c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127 ? ' ' : c)).join('');
+        const printable = [...text]
+          .map((c) => (c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127 ? ' ' : c))
+          .join('');
         const excerpt = printable.replace(/\s+/g, ' ').trim().slice(0, EXCERPT_CHARS);
-        finish({ statusCode: res.statusCode ?? null, headers: res.headers, excerpt: excerpt || null, error: null });
+        finish({
+          statusCode: res.statusCode ?? null,
+          headers: res.headers,
+          excerpt: excerpt || null,
+          error: null,
+        });
         res.destroy();
       };
       res.on('data', (chunk: Buffer) => {

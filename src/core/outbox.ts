@@ -5,7 +5,12 @@ import type { DomainEvent } from './context.ts';
 import { newId } from './ids.ts';
 
 /** Domain events are stored in the write's own transaction; consumers (webhooks, rules) read the outbox. */
-export function outboxRow(workspaceId: string, requestId: string, occurredAt: string, event: DomainEvent): OutboxEventsTable {
+export function outboxRow(
+  workspaceId: string,
+  requestId: string,
+  occurredAt: string,
+  event: DomainEvent,
+): OutboxEventsTable {
   return {
     workspace_id: workspaceId,
     id: newId('evt'),

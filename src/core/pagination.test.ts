@@ -6,7 +6,9 @@ describe('cursors', () => {
   it('round-trip with the same operation and filters, whatever their key order', () => {
     const cursor = encodeCursor('list_tasks', { status: 'open', assignee_id: 'a' }, ['tsk_1']);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor('list_tasks', { assignee_id: 'a', status: 'open' }, cursor, ['string'])).toEqual(['tsk_1']);
+    expect(decodeCursor('list_tasks', { assignee_id: 'a', status: 'open' }, cursor, ['string'])).toEqual([
+      'tsk_1',
+    ]);
   });
 
   it('are refused for other filters, other operations and garbage', () => {
@@ -22,10 +24,15 @@ describe('cursors', () => {
       ...[{ a: 1 }, true, 'tsk_1', [{}], [true], ['tsk_1', 'tsk_2'], [2], ['a\u0000b']].map(
         (key) => () => decodeCursor('list_tasks', { status: 'open' }, forged(key), ['string']),
       ),
-      ...[['1', 'x'], [1.5, 'x'], [2 ** 31, 'x']].map(
+      ...[
+        ['1', 'x'],
+        [1.5, 'x'],
+        [2 ** 31, 'x'],
+      ].map(
         (key) => () => decodeCursor('list_tasks', { status: 'open' }, forged(key), ['integer', 'string']),
       ),
-      () => decodeCursor('list_tasks', { status: 'open' }, forged(['2026-13-45', 'x']), ['date-time', 'string']),
+      () =>
+        decodeCursor('list_tasks', { status: 'open' }, forged(['2026-13-45', 'x']), ['date-time', 'string']),
     ]) {
       expect(attempt).toThrow(ServiceError);
       try {

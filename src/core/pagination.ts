@@ -55,7 +55,8 @@ export function encodeCursor(operation: string, filters: Record<string, unknown>
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
-const notIssued = () => validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+const notIssued = () =>
+  validationFailed([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
 
 /**
  * The key after which the page starts, checked against `shape` (one KeyPart per keyset column); a cursor
@@ -83,7 +84,11 @@ export function decodeCursor(
     ]);
   }
   const key = payload.k;
-  if (!Array.isArray(key) || key.length !== shape.length || !shape.every((part, i) => partMatches(key[i], part))) {
+  if (
+    !Array.isArray(key) ||
+    key.length !== shape.length ||
+    !shape.every((part, i) => partMatches(key[i], part))
+  ) {
     throw notIssued();
   }
   return key as CursorKey;

@@ -1,15 +1,7 @@
 // Resources of the platform itself (audit events, call events, request records), declared once for the
 // operations that return them: get_record_history and get_request.
 import { type Static, Type } from '@sinclair/typebox';
-import {
-  Nullable,
-  NullableText,
-  RecordId,
-  Resource,
-  Shape,
-  Text,
-  Timestamp,
-} from './resource-schema.ts';
+import { Nullable, NullableText, RecordId, Resource, Shape, Text, Timestamp } from './resource-schema.ts';
 
 export const AuditEventSchema = Resource('AuditEvent', {
   id: RecordId('aud'),

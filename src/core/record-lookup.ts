@@ -8,7 +8,10 @@ import { Strict } from './schema.ts';
  * REST-only GET <collection>/{id}, generated for every record type. The path parameter is <type>_id unless
  * the resource's other routes already name it (PATCH /v1/support/tickets/{ticket_id}): one path, one name.
  */
-export function recordLookupOperation(recordType: RecordType, idField = `${recordType.type}_id`): OperationDefinition {
+export function recordLookupOperation(
+  recordType: RecordType,
+  idField = `${recordType.type}_id`,
+): OperationDefinition {
   return defineOperation({
     name: `get_${recordType.type}`,
     module: recordType.module,

@@ -49,7 +49,11 @@ export async function loadRecord(
   return row ? (recordType.toResource(row, { now }) as Record<string, unknown>) : undefined;
 }
 
-export async function countRecords(db: Kysely<DB>, workspaceId: string, recordType: RecordType): Promise<number> {
+export async function countRecords(
+  db: Kysely<DB>,
+  workspaceId: string,
+  recordType: RecordType,
+): Promise<number> {
   const row = await db
     .selectFrom(recordType.table as 'contacts')
     .select((eb) => eb.fn.countAll<number>().as('count'))

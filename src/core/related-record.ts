@@ -12,10 +12,14 @@ export async function checkRelatedRecord(
   const { related_resource_type: type, related_resource_id: id } = input;
   if (type === undefined && id === undefined) return;
   if (type === undefined) {
-    throw validationFailed([{ field: 'related_resource_type', message: 'is required with related_resource_id' }]);
+    throw validationFailed([
+      { field: 'related_resource_type', message: 'is required with related_resource_id' },
+    ]);
   }
   if (id === undefined) {
-    throw validationFailed([{ field: 'related_resource_id', message: 'is required with related_resource_type' }]);
+    throw validationFailed([
+      { field: 'related_resource_id', message: 'is required with related_resource_type' },
+    ]);
   }
   await ctx.requireRecord(type, id);
 }

@@ -1,6 +1,13 @@
 // Building blocks of resource schemas: each record type declares what the API returns once (TypeBox), and
 // the operation responses, MCP outputSchema, OpenAPI components and domain event schemas derive from it.
-import { type SchemaOptions, type TObject, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import {
+  type SchemaOptions,
+  type TObject,
+  type TProperties,
+  type TSchema,
+  type TUnsafe,
+  Type,
+} from '@sinclair/typebox';
 import { MapOf } from './schema.ts';
 
 /**
@@ -31,7 +38,10 @@ export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', examples: [EXAMPLE_TIME], ...(description ? { description } : {}) });
 
 export const NullableTimestamp = (description?: string) =>
-  Nullable(Type.String({ format: 'date-time', examples: [EXAMPLE_TIME] }), description ? { description } : {});
+  Nullable(
+    Type.String({ format: 'date-time', examples: [EXAMPLE_TIME] }),
+    description ? { description } : {},
+  );
 
 /** A calendar date, YYYY-MM-DD. */
 export const DateOnly = (description?: string) =>
@@ -51,7 +61,10 @@ export const NullableText = (example: string, description?: string) =>
   Nullable(Type.String({ examples: [example] }), description ? { description } : {});
 
 /** A string enum (JSON Schema `enum`), typed as the union of its values. */
-export function Enum<T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+export function Enum<T extends string>(
+  values: readonly T[],
+  options: { description?: string } = {},
+): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -59,8 +72,11 @@ export function Enum<T extends string>(values: readonly T[], options: { descript
 export const Cents = (description?: string) =>
   Type.Integer({ examples: [125000], ...(description ? { description } : {}) });
 
-export const Currency = Type.String({ pattern: '^[A-Z]{3}$', examples: ['USD'], description: 'ISO 4217 code.' });
-
+export const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  examples: ['USD'],
+  description: 'ISO 4217 code.',
+});
 
 /** Any JSON value (a user's own data: CMS entry fields, event payloads). */
 export const AnyJson = (description?: string) => Type.Unknown(description ? { description } : {});

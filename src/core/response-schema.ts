@@ -25,10 +25,7 @@ export const ErrorEnvelope = Type.Object(
         docs_url: Type.String({ format: 'uri' }),
         field_errors: Type.Optional(
           Type.Array(
-            Type.Object(
-              { field: Type.String(), message: Type.String() },
-              { additionalProperties: false },
-            ),
+            Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }),
           ),
         ),
         required_scope: Type.Optional(Type.String()),
@@ -87,7 +84,9 @@ export function responseSchema(op: OperationDefinition, recordTypes: Iterable<Re
   const body = bodySchema(op, recordTypes);
   const properties: TProperties = { ...body.properties, request_id: requestId };
   if (op.dryRun) {
-    properties.dry_run = Type.Optional(Type.Literal(true, { description: 'Present on a preview: nothing was written.' }));
+    properties.dry_run = Type.Optional(
+      Type.Literal(true, { description: 'Present on a preview: nothing was written.' }),
+    );
   }
   return Type.Object(properties, {
     additionalProperties: false,
@@ -119,7 +118,9 @@ function compact(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties') {
       // Keys here are field names (a resource may have a field named title or description).
-      out[key] = Object.fromEntries(Object.entries(value as object).map(([name, field]) => [name, compact(field)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as object).map(([name, field]) => [name, compact(field)]),
+      );
     } else if (!ANNOTATIONS.has(key) && !(key === 'additionalProperties' && value === false)) {
       out[key] = compact(value);
     }
@@ -176,7 +177,11 @@ function problems(validate: ValidateFunction): string {
  * Checks a success body against the operation's declared schema (WOS_VALIDATE_RESPONSES=on: the test suite
  * and development). A mismatch is a bug of the service: internal_error naming the operation and the path.
  */
-export function checkResponse(op: Pick<OperationDefinition, 'name'>, schema: TObject, body: Record<string, unknown>): void {
+export function checkResponse(
+  op: Pick<OperationDefinition, 'name'>,
+  schema: TObject,
+  body: Record<string, unknown>,
+): void {
   const validate = validatorOf(schema);
   if (validate(body)) return;
   throw fail('internal_error', {

@@ -15,7 +15,7 @@ import { type Job, type JobDefinition, type JobEnv, JobTimeoutError } from '../j
 import { errorCatalogue, ServiceError } from './errors.ts';
 import { runOnBehalf } from './run-on-behalf.ts';
 import { type Run, toRunResource } from './run-resource.ts';
-import { claimRun, finishRun, findRun, requeueRun } from './runs.ts';
+import { claimRun, findRun, finishRun, requeueRun } from './runs.ts';
 
 export interface RunWorkContext {
   run: Run;

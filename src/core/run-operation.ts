@@ -26,13 +26,13 @@ import { bindKey, claimKey, fingerprint } from './idempotency.ts';
 import { insertOutboxEvents, outboxRow } from './outbox.ts';
 import type { OutboxRelay } from './outbox-relay.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import type { UsageRecorder } from './usage-recorder.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { loadRecord } from './record-types.ts';
+import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
 import { toRunResource } from './run-resource.ts';
 import { requireRun, startOperationRun } from './runs.ts';
-import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
 import { assertNoNul, toFieldErrors } from './schema.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
 
 export interface PipelineDeps {
   database: Database;
@@ -177,7 +177,11 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     // A heavy read's handler queries the heavy-read connections (off the main thread, with a time limit).
     const heavy = op.heavy(input);
     // Creates and run starts honour idempotency keys, scoped to the record type or the run type.
-    const keyScope = op.starts ? `run:${op.starts.runType}` : op.kind === 'create' ? creates?.type : undefined;
+    const keyScope = op.starts
+      ? `run:${op.starts.runType}`
+      : op.kind === 'create'
+        ? creates?.type
+        : undefined;
     const idempotencyKey = keyScope ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
 

@@ -14,7 +14,8 @@ import { type FieldError, validationFailed } from './errors.ts';
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+  (addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats);
 
 /**
  * Two validators over the same schemas. JSON bodies and MCP arguments are never coerced; REST query
@@ -83,7 +84,10 @@ export function compileResponseSchema(schema: TSchema): ValidateFunction {
 }
 
 /** A strict object: unknown properties are rejected. Use for every object in an input schema. */
-export function Strict<T extends TProperties>(properties: T, options: { description?: string } = {}): TObject<T> {
+export function Strict<T extends TProperties>(
+  properties: T,
+  options: { description?: string } = {},
+): TObject<T> {
   return Type.Object(properties, { ...options, additionalProperties: false });
 }
 
@@ -95,7 +99,10 @@ export const FreeFields = (description: string) =>
  * A map whose keys are the user's and whose values follow `value`: declared with `additionalProperties`
  * (never `patternProperties`, which MCP clients warn on), typed as a Record.
  */
-export function MapOf<V extends TSchema>(value: V, options: SchemaOptions = {}): TUnsafe<Record<string, Static<V>>> {
+export function MapOf<V extends TSchema>(
+  value: V,
+  options: SchemaOptions = {},
+): TUnsafe<Record<string, Static<V>>> {
   return Type.Unsafe<Record<string, Static<V>>>({ ...options, type: 'object', additionalProperties: value });
 }
 
@@ -111,7 +118,10 @@ export function fieldPath(instancePath: string, child?: string): string {
   return out;
 }
 
-const RANGES: Record<string, string> = { 'date-time': DATE_TIME_RANGE, date: 'from 1900-01-01 to 9999-12-31' };
+const RANGES: Record<string, string> = {
+  'date-time': DATE_TIME_RANGE,
+  date: 'from 1900-01-01 to 9999-12-31',
+};
 
 function describe(error: ErrorObject): FieldError {
   const params = error.params as Record<string, unknown>;
@@ -134,7 +144,10 @@ function describe(error: ErrorObject): FieldError {
       return { field: fieldPath(error.instancePath), message: `must be a valid ${format}${range}` };
     }
     case 'type':
-      return { field: fieldPath(error.instancePath) || '(body)', message: `must be of type ${String(params.type)}` };
+      return {
+        field: fieldPath(error.instancePath) || '(body)',
+        message: `must be of type ${String(params.type)}`,
+      };
     default:
       return { field: fieldPath(error.instancePath) || '(body)', message: error.message ?? 'is invalid' };
   }
@@ -163,7 +176,9 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
 export function nulFieldErrors(value: unknown, path = ''): FieldError[] {
   const here = path || '(body)';
   if (typeof value === 'string') {
-    return value.includes('\u0000') ? [{ field: here, message: 'must not contain the NUL character (U+0000)' }] : [];
+    return value.includes('\u0000')
+      ? [{ field: here, message: 'must not contain the NUL character (U+0000)' }]
+      : [];
   }
   if (Array.isArray(value)) return value.flatMap((item, i) => nulFieldErrors(item, `${path}[${i}]`));
   if (typeof value !== 'object' || value === null) return [];

@@ -18,7 +18,10 @@ const MAX_BATCH = 200;
 const MAX_DELAY_MS = 20;
 
 /** `transaction` runs the batch's inserts atomically (on SQLite it joins the next group commit). */
-export function createUsageRecorder(transaction: TransactionRunner, logger: Pick<Logger, 'error'>): UsageRecorder {
+export function createUsageRecorder(
+  transaction: TransactionRunner,
+  logger: Pick<Logger, 'error'>,
+): UsageRecorder {
   let queued: CallEventsTable[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { groupCommit, type TransactionRunner } from './group-commit.ts';
@@ -82,7 +82,8 @@ export function openDatabase(config: Config): Database {
       heavy,
       heavyUntil: () => heavy,
       pool,
-      location: redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
+      location:
+        redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
       close: async () => {
         await Promise.all([heavy.destroy(), db.destroy()]);
       },

@@ -22,7 +22,11 @@ export function findRow<T extends WorkspaceTable>(
 }
 
 /** Inserts rows of a workspace table as given (each carries its workspace_id). */
-export async function insertRows<T extends WorkspaceTable>(db: Kysely<DB>, table: T, rows: DB[T] | DB[T][]): Promise<void> {
+export async function insertRows<T extends WorkspaceTable>(
+  db: Kysely<DB>,
+  table: T,
+  rows: DB[T] | DB[T][],
+): Promise<void> {
   if (Array.isArray(rows) && rows.length === 0) return;
   await db
     .insertInto(table as 'contacts')

@@ -26,7 +26,8 @@ beforeEach(async () => {
 afterEach(() => db.destroy());
 
 const insert = (trx: Kysely<DB>, name: string) => sql`insert into items (name) values (${name})`.execute(trx);
-const names = async () => (await sql<{ name: string }>`select name from items order by name`.execute(db)).rows.map((r) => r.name);
+const names = async () =>
+  (await sql<{ name: string }>`select name from items order by name`.execute(db)).rows.map((r) => r.name);
 
 describe('group commit', () => {
   it('commits calls of one turn together, and a failing call leaves nothing behind', async () => {

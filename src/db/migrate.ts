@@ -32,7 +32,9 @@ const NAME = /^(\d{4})-[a-z0-9]+(-[a-z0-9]+)*$/;
  * refuses to run when a recorded migration is missing or a new one sorts before one already run, so a
  * migration is never renamed or renumbered once released.
  */
-export function collectMigrations(modules: readonly ModuleDefinition[] = moduleList): Record<string, Migration> {
+export function collectMigrations(
+  modules: readonly ModuleDefinition[] = moduleList,
+): Record<string, Migration> {
   const all: Record<string, Migration> = {};
   const numbers = new Map<string, string>();
   const sources: [string, Record<string, Migration>][] = [
@@ -42,7 +44,8 @@ export function collectMigrations(modules: readonly ModuleDefinition[] = moduleL
   for (const [source, migrations] of sources) {
     for (const [name, migration] of Object.entries(migrations)) {
       const number = NAME.exec(name)?.[1];
-      if (!number) throw new Error(`Migration ${name} of ${source}: the name must be NNNN-<what>, in kebab-case`);
+      if (!number)
+        throw new Error(`Migration ${name} of ${source}: the name must be NNNN-<what>, in kebab-case`);
       const taken = numbers.get(number);
       if (taken) throw new Error(`Migrations ${taken} and ${name} (${source}) share the number ${number}`);
       numbers.set(number, name);

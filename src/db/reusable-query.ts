@@ -14,7 +14,9 @@ export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
       const query = build(db).compile();
       // Constants belong in the SQL (sql.lit), so the parameters are exactly the values run passes.
       if (query.parameters.length !== parameters.length) {
-        throw new Error(`reusableQuery: the query takes ${query.parameters.length} parameters, not ${parameters.length}`);
+        throw new Error(
+          `reusableQuery: the query takes ${query.parameters.length} parameters, not ${parameters.length}`,
+        );
       }
       text = query.sql;
       compiled.set(db, text);
@@ -28,10 +30,17 @@ export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
  * A one-row insert into `table` with these columns, compiled once per executor; values in column order (an
  * optional column a row leaves out is NULL).
  */
-export function reusableInsert<Row extends object>(table: keyof DB & string, columns: readonly (keyof Row & string)[]) {
+export function reusableInsert<Row extends object>(
+  table: keyof DB & string,
+  columns: readonly (keyof Row & string)[],
+) {
   const sample = Object.fromEntries(columns.map((column) => [column, null]));
   const insert = reusableQuery((db) => db.insertInto(table as 'call_events').values(sample as never));
   return async (db: Kysely<DB>, rows: readonly Row[]): Promise<void> => {
-    for (const row of rows) await insert(db, columns.map((column) => row[column] ?? null));
+    for (const row of rows)
+      await insert(
+        db,
+        columns.map((column) => row[column] ?? null),
+      );
   };
 }

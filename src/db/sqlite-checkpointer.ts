@@ -26,13 +26,19 @@ export interface Checkpointer {
 }
 
 export function startCheckpointer(file: string, driverPath: string, intervalMs = 1000): Checkpointer {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, intervalMs, driver: driverPath } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file, intervalMs, driver: driverPath },
+  });
   worker.unref();
   return {
     stop: () =>
       new Promise<void>((resolve) => {
         const done = () => {
-          worker.terminate().then(() => resolve(), () => resolve());
+          worker.terminate().then(
+            () => resolve(),
+            () => resolve(),
+          );
         };
         worker.once('message', done);
         worker.once('error', done);

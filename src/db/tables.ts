@@ -154,7 +154,9 @@ export interface PlatformTables {
   billing_usage: BillingUsageTable;
 }
 
-type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
+  ? I
+  : never;
 
 /** The tables of every listed module, merged. */
 export type ModuleTables = UnionToIntersection<NonNullable<(typeof moduleList)[number]['tables']>>;

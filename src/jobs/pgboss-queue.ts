@@ -61,7 +61,8 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
         ...(options.db ? { db: throughTransaction(options.db) } : {}),
       });
       // A job inserted in a transaction is invisible until the commit: the workers' polling finds it then.
-      if (id && delayMs === 0 && !options.db) for (const worker of workers.get(name) ?? []) boss.notifyWorker(worker);
+      if (id && delayMs === 0 && !options.db)
+        for (const worker of workers.get(name) ?? []) boss.notifyWorker(worker);
       return id;
     },
 
@@ -85,7 +86,11 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
           let self = '';
           self = await boss.work<Record<string, unknown>>(
             definition.name,
-            { pollingIntervalSeconds: Math.max(0.5, config.workerPollMs / 1000), batchSize: 1, includeMetadata: true },
+            {
+              pollingIntervalSeconds: Math.max(0.5, config.workerPollMs / 1000),
+              batchSize: 1,
+              includeMetadata: true,
+            },
             async ([job]) => {
               if (!job) return;
               try {

@@ -73,14 +73,20 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
             .where('state', '=', 'queued')
             .executeTakeFirst();
           if (Number(claimed.numUpdatedRows) !== 1) continue;
-          const running = run(row.id, row.name, row.payload, row.attempts + 1).finally(() => inflight.delete(running));
+          const running = run(row.id, row.name, row.payload, row.attempts + 1).finally(() =>
+            inflight.delete(running),
+          );
           inflight.add(running);
         }
       }
       if (now.getTime() - lastPurge > PURGE_EVERY_MS) {
         lastPurge = now.getTime();
         const before = new Date(now.getTime() - KEEP_FINISHED_MS).toISOString();
-        await db.deleteFrom('job_queue').where('state', '=', 'completed').where('updated_at', '<', before).execute();
+        await db
+          .deleteFrom('job_queue')
+          .where('state', '=', 'completed')
+          .where('updated_at', '<', before)
+          .execute();
       }
     },
 
@@ -94,7 +100,12 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
   async function run(id: string, name: string, payload: string, attempt: number): Promise<void> {
     const definition = definitions.get(name)!;
     try {
-      await runAttempt(definition, { id, name, payload: JSON.parse(payload), attempt }, env!, controller.signal);
+      await runAttempt(
+        definition,
+        { id, name, payload: JSON.parse(payload), attempt },
+        env!,
+        controller.signal,
+      );
       await db
         .updateTable('job_queue')
         .set({ state: 'completed', updated_at: clock.now().toISOString() })
@@ -105,7 +116,11 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
       const message = thrown instanceof Error ? thrown.message : String(thrown);
       if (stopping) {
         // Interrupted by shutdown: not a failed attempt; it runs again after restart.
-        await db.updateTable('job_queue').set({ state: 'queued', attempts: attempt - 1 }).where('id', '=', id).execute();
+        await db
+          .updateTable('job_queue')
+          .set({ state: 'queued', attempts: attempt - 1 })
+          .where('id', '=', id)
+          .execute();
         return;
       }
       const retry = attempt <= (definition.retryLimit ?? 3);
@@ -114,7 +129,9 @@ export function createSqliteQueue(base: Omit<JobEnv, 'queue'>): QueueBackend & {
         .updateTable('job_queue')
         .set({
           state: retry ? 'queued' : 'failed',
-          run_at: retry ? new Date(now.getTime() + retryDelayMs(definition, attempt)).toISOString() : now.toISOString(),
+          run_at: retry
+            ? new Date(now.getTime() + retryDelayMs(definition, attempt)).toISOString()
+            : now.toISOString(),
           last_error: message.slice(0, 500),
           updated_at: now.toISOString(),
         })

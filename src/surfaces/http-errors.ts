@@ -86,7 +86,10 @@ function requestLinePath(raw: unknown): string | undefined {
  */
 function unknownMethodPath(raw: unknown): string | undefined {
   if (!Buffer.isBuffer(raw)) return undefined;
-  const line = raw.subarray(0, 512).toString('latin1').match(/^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.[01]\r?\n/);
+  const line = raw
+    .subarray(0, 512)
+    .toString('latin1')
+    .match(/^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.[01]\r?\n/);
   return line && !METHODS.includes(line[1]!) ? line[2] : undefined;
 }
 
@@ -95,7 +98,11 @@ function unknownMethodPath(raw: unknown): string | undefined {
  * timeout, malformed HTTP) are answered with the envelope and an x-request-id, then the connection closes,
  * as Node's own handler does.
  */
-export function clientErrorHandler(publicUrl: string, logger: Logger, unrouted: (url: string) => ServiceError) {
+export function clientErrorHandler(
+  publicUrl: string,
+  logger: Logger,
+  unrouted: (url: string) => ServiceError,
+) {
   return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     // A method Node's parser does not know (FOO) is a method no route serves: 405 with Allow (or 404), as for QUERY.

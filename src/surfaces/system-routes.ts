@@ -34,7 +34,9 @@ export function registerSystemRoutes(app: FastifyInstance, database: Database, m
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const ok = await isReachable(database);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'database unreachable', database: database.dialect });
+    return reply
+      .code(ok ? 200 : 503)
+      .send({ status: ok ? 'ready' : 'database unreachable', database: database.dialect });
   });
   app.get('/metrics', async (_request, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),

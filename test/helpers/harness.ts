@@ -43,10 +43,16 @@ export class MutableClock implements Clock {
 export const usingPostgres = Boolean(process.env.WOS_DATABASE_URL);
 
 /** A database location of its own: a temp directory for SQLite, a fresh schema for PostgreSQL. */
-export async function isolatedDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+export async function isolatedDatabase(): Promise<{
+  env: Record<string, string>;
+  drop: () => Promise<void>;
+}> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-test-'));
   if (!usingPostgres) {
-    return { env: { WOS_DATA_DIR: dataDir }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      env: { WOS_DATA_DIR: dataDir },
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
   }
   const url = process.env.WOS_DATABASE_URL!;
   const schema = `wos_test_${randomBytes(6).toString('hex')}`;
@@ -120,7 +126,11 @@ export class Harness {
    * overrides. Close it with `service.app.close()`; the database stays with this harness.
    */
   async startSibling(overrides: Partial<Config> = {}): Promise<Service> {
-    return buildApp({ config: { ...this.config, ...overrides }, clock: this.clock, registry: this.service.deps.registry });
+    return buildApp({
+      config: { ...this.config, ...overrides },
+      clock: this.clock,
+      registry: this.service.deps.registry,
+    });
   }
 
   /**
@@ -164,15 +174,28 @@ export class Harness {
     } catch {
       body = undefined;
     }
-    return { status: response.statusCode, headers: response.headers as HttpResult['headers'], body, text: response.body };
+    return {
+      status: response.statusCode,
+      headers: response.headers as HttpResult['headers'],
+      body,
+      text: response.body,
+    };
   }
 
   admin(method: string, url: string, body?: unknown) {
     return this.request(method, `/admin/v1${url}`, { token: OPERATOR_TOKEN, body });
   }
 
-  async mcp(token: string | undefined, message: unknown, options: { query?: string; headers?: Record<string, string> } = {}) {
-    return this.request('POST', `/mcp${options.query ?? ''}`, { token, body: message, headers: options.headers });
+  async mcp(
+    token: string | undefined,
+    message: unknown,
+    options: { query?: string; headers?: Record<string, string> } = {},
+  ) {
+    return this.request('POST', `/mcp${options.query ?? ''}`, {
+      token,
+      body: message,
+      headers: options.headers,
+    });
   }
 
   /** tools/call through /mcp; returns the tool result (structuredContent and isError) and the HTTP result. */
@@ -186,7 +209,11 @@ export class Harness {
   }
 
   async createCredential(workspaceId: string, kind: 'api_key' | 'mcp_token', scopes: string[] = ALL_SCOPES) {
-    const response = await this.admin('POST', `/workspaces/${workspaceId}/credentials`, { kind, name: `${kind} for tests`, scopes });
+    const response = await this.admin('POST', `/workspaces/${workspaceId}/credentials`, {
+      kind,
+      name: `${kind} for tests`,
+      scopes,
+    });
     if (response.status !== 201) throw new Error(`credential: ${response.status} ${response.text}`);
     return response.body as { credential: { id: string }; token: string };
   }

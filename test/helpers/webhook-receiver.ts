@@ -34,7 +34,13 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, text: body.toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        text: body.toString('utf8'),
+      };
       received.push(request);
       const reply = answer(request);
       if (reply.hang) return;

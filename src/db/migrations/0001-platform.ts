@@ -37,7 +37,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'text')
     .addPrimaryKeyConstraint('credentials_pk', ['workspace_id', 'id'])
     .execute();
-  await db.schema.createIndex('credentials_token_hash').on('credentials').column('token_hash').unique().execute();
+  await db.schema
+    .createIndex('credentials_token_hash')
+    .on('credentials')
+    .column('token_hash')
+    .unique()
+    .execute();
   await db.schema.createIndex('credentials_id').on('credentials').column('id').execute();
 
   await db.schema
@@ -121,7 +126,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['workspace_id', 'resource_type', 'key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
+  await db.schema
+    .createIndex('idempotency_keys_created')
+    .on('idempotency_keys')
+    .column('created_at')
+    .execute();
 
   await db.schema
     .createTable('billing_usage')

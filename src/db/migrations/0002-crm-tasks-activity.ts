@@ -27,9 +27,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('contacts_pk', ['workspace_id', 'id'])
-    .addForeignKeyConstraint('contacts_company_fk', ['workspace_id', 'company_id'], 'companies', ['workspace_id', 'id'])
+    .addForeignKeyConstraint('contacts_company_fk', ['workspace_id', 'company_id'], 'companies', [
+      'workspace_id',
+      'id',
+    ])
     .execute();
-  await db.schema.createIndex('contacts_company').on('contacts').columns(['workspace_id', 'company_id', 'id']).execute();
+  await db.schema
+    .createIndex('contacts_company')
+    .on('contacts')
+    .columns(['workspace_id', 'company_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('tasks')
@@ -49,7 +56,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('tasks_pk', ['workspace_id', 'id'])
     .execute();
   await db.schema.createIndex('tasks_status').on('tasks').columns(['workspace_id', 'status', 'id']).execute();
-  await db.schema.createIndex('tasks_assignee').on('tasks').columns(['workspace_id', 'assignee_id', 'id']).execute();
+  await db.schema
+    .createIndex('tasks_assignee')
+    .on('tasks')
+    .columns(['workspace_id', 'assignee_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('activities')
@@ -67,5 +78,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('activities_pk', ['workspace_id', 'id'])
     .execute();
-  await db.schema.createIndex('activities_type').on('activities').columns(['workspace_id', 'type', 'id']).execute();
+  await db.schema
+    .createIndex('activities_type')
+    .on('activities')
+    .columns(['workspace_id', 'type', 'id'])
+    .execute();
 }

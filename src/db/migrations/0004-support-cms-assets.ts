@@ -22,7 +22,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('support_queues_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('support_queues_key', ['workspace_id', 'key'])
     .execute();
-  await db.schema.createIndex('support_queues_status').on('support_queues').columns(['workspace_id', 'status', 'id']).execute();
+  await db.schema
+    .createIndex('support_queues_status')
+    .on('support_queues')
+    .columns(['workspace_id', 'status', 'id'])
+    .execute();
 
   await db.schema
     .createTable('support_tickets')
@@ -50,9 +54,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('support_tickets_pk', ['workspace_id', 'id'])
-    .addForeignKeyConstraint('support_tickets_queue_fk', ['workspace_id', 'queue_id'], 'support_queues', ['workspace_id', 'id'])
+    .addForeignKeyConstraint('support_tickets_queue_fk', ['workspace_id', 'queue_id'], 'support_queues', [
+      'workspace_id',
+      'id',
+    ])
     .execute();
-  for (const column of ['queue_id', 'status', 'priority', 'assignee_id', 'requester_contact_id', 'requester_email']) {
+  for (const column of [
+    'queue_id',
+    'status',
+    'priority',
+    'assignee_id',
+    'requester_contact_id',
+    'requester_email',
+  ]) {
     await db.schema
       .createIndex(`support_tickets_${column}`)
       .on('support_tickets')
@@ -90,9 +104,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('author_name', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint(`${table}_pk`, ['workspace_id', 'id'])
-      .addForeignKeyConstraint(`${table}_ticket_fk`, ['workspace_id', 'ticket_id'], 'support_tickets', ['workspace_id', 'id'])
+      .addForeignKeyConstraint(`${table}_ticket_fk`, ['workspace_id', 'ticket_id'], 'support_tickets', [
+        'workspace_id',
+        'id',
+      ])
       .execute();
-    await db.schema.createIndex(`${table}_ticket`).on(table).columns(['workspace_id', 'ticket_id', 'id']).execute();
+    await db.schema
+      .createIndex(`${table}_ticket`)
+      .on(table)
+      .columns(['workspace_id', 'ticket_id', 'id'])
+      .execute();
   }
 
   await db.schema
@@ -122,9 +143,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('cms_collections_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('cms_collections_key', ['workspace_id', 'site_id', 'key'])
-    .addForeignKeyConstraint('cms_collections_site_fk', ['workspace_id', 'site_id'], 'cms_sites', ['workspace_id', 'id'])
+    .addForeignKeyConstraint('cms_collections_site_fk', ['workspace_id', 'site_id'], 'cms_sites', [
+      'workspace_id',
+      'id',
+    ])
     .execute();
-  await db.schema.createIndex('cms_collections_site').on('cms_collections').columns(['workspace_id', 'site_id', 'id']).execute();
+  await db.schema
+    .createIndex('cms_collections_site')
+    .on('cms_collections')
+    .columns(['workspace_id', 'site_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('cms_entries')
@@ -142,13 +170,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('cms_entries_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('cms_entries_slug', ['workspace_id', 'collection_id', 'slug'])
-    .addForeignKeyConstraint('cms_entries_collection_fk', ['workspace_id', 'collection_id'], 'cms_collections', [
-      'workspace_id',
-      'id',
-    ])
+    .addForeignKeyConstraint(
+      'cms_entries_collection_fk',
+      ['workspace_id', 'collection_id'],
+      'cms_collections',
+      ['workspace_id', 'id'],
+    )
     .execute();
   for (const column of ['status', 'site_id', 'collection_id']) {
-    await db.schema.createIndex(`cms_entries_${column}`).on('cms_entries').columns(['workspace_id', column, 'id']).execute();
+    await db.schema
+      .createIndex(`cms_entries_${column}`)
+      .on('cms_entries')
+      .columns(['workspace_id', column, 'id'])
+      .execute();
   }
 
   await db.schema
@@ -190,10 +224,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('marketing_posts_pk', ['workspace_id', 'id'])
-    .addForeignKeyConstraint('marketing_posts_campaign_fk', ['workspace_id', 'campaign_id'], 'marketing_campaigns', [
-      'workspace_id',
-      'id',
-    ])
+    .addForeignKeyConstraint(
+      'marketing_posts_campaign_fk',
+      ['workspace_id', 'campaign_id'],
+      'marketing_campaigns',
+      ['workspace_id', 'id'],
+    )
     .execute();
   for (const column of ['campaign_id', 'status', 'channel']) {
     await db.schema
@@ -225,7 +261,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Signed content URLs carry no credential: the asset (and so its workspace) is found by ID alone.
   await db.schema.createIndex('assets_id').on('assets').column('id').execute();
   for (const column of ['status', 'asset_type']) {
-    await db.schema.createIndex(`assets_${column}`).on('assets').columns(['workspace_id', column, 'id']).execute();
+    await db.schema
+      .createIndex(`assets_${column}`)
+      .on('assets')
+      .columns(['workspace_id', column, 'id'])
+      .execute();
   }
   await db.schema
     .createIndex('assets_related')

@@ -52,7 +52,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull()),
   );
-  await db.schema.createIndex('webhook_endpoints_status').on('webhook_endpoints').columns(['workspace_id', 'status', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_endpoints_status')
+    .on('webhook_endpoints')
+    .columns(['workspace_id', 'status', 'id'])
+    .execute();
 
   await table(db, 'webhook_deliveries', (t) =>
     t
@@ -77,7 +81,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['workspace_id', 'endpoint_id', 'id'])
     .execute();
   // The worker's sweep across workspaces: pending deliveries by due time.
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
 
   await table(db, 'webhook_attempts', (t) =>
     t
@@ -157,7 +165,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('notifications')
     .columns(['workspace_id', 'recipient_id', 'status', 'id'])
     .execute();
-  await db.schema.createIndex('notifications_status').on('notifications').columns(['workspace_id', 'status', 'id']).execute();
+  await db.schema
+    .createIndex('notifications_status')
+    .on('notifications')
+    .columns(['workspace_id', 'status', 'id'])
+    .execute();
 
   await table(db, 'notification_preferences', (t) =>
     t
@@ -167,7 +179,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('enabled', 'integer', (c) => c.notNull())
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
-      .addUniqueConstraint('notification_preferences_key', ['workspace_id', 'recipient_key', 'channel', 'event_type']),
+      .addUniqueConstraint('notification_preferences_key', [
+        'workspace_id',
+        'recipient_key',
+        'channel',
+        'event_type',
+      ]),
   );
 
   await table(db, 'notification_rules', (t) =>
@@ -224,7 +241,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .addColumn('completed_at', 'text')
-      .addUniqueConstraint('notification_deliveries_once', ['workspace_id', 'notification_id', 'subscription_id']),
+      .addUniqueConstraint('notification_deliveries_once', [
+        'workspace_id',
+        'notification_id',
+        'subscription_id',
+      ]),
   );
   await db.schema
     .createIndex('notification_deliveries_due')

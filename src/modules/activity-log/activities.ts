@@ -5,10 +5,10 @@ import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
-import { insertActivity, searchActivities, toActivity } from './activity-store.ts';
+import { Strict } from '../../core/schema.ts';
 import { ActivitySchema } from './activity-schemas.ts';
+import { insertActivity, searchActivities, toActivity } from './activity-store.ts';
 
 export const activityRecord = defineRecordType({
   type: 'activity',
@@ -31,7 +31,7 @@ export const logActivity = defineOperation({
   creates: 'activity',
   summary: 'Log an activity',
   description:
-    'Records something that happened (a note, call, email, meeting or an agent\'s own action) in the ' +
+    "Records something that happened (a note, call, email, meeting or an agent's own action) in the " +
     'activity log, optionally about a contact, company, deal, task or support ticket (which must exist). ' +
     'occurred_at defaults to now. Agents should log what they did with type agent_action. Send an ' +
     'idempotency_key so a retry logs it once. Emits activity.logged.',
@@ -43,7 +43,9 @@ export const logActivity = defineOperation({
       Enum(['contact', 'company', 'deal', 'task', 'support_ticket'] as const),
     ),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
-    occurred_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; defaults to now.' })),
+    occurred_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601; defaults to now.' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/activities' },
   responseKey: 'activity',
@@ -87,7 +89,12 @@ export const searchActivityOperation = defineOperation({
   heavy: hasTextQuery,
   responseKey: 'activities',
   handler: async (ctx, input) => {
-    const page = await searchActivities(ctx.db, ctx.workspaceId, input, pageRequest('search_activity', input));
+    const page = await searchActivities(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('search_activity', input),
+    );
     return { body: listBody('activities', page) };
   },
 });

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { DB } from '../../db/tables.ts';
-import type { ActivitiesTable } from './activity-tables.ts';
 import type { Activity } from './activity-schemas.ts';
+import type { ActivitiesTable } from './activity-tables.ts';
 
 export function toActivity(row: ActivitiesTable): Activity {
   return {

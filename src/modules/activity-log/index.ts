@@ -1,7 +1,7 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import type { ActivityTables } from './activity-tables.ts';
 import { activityRecord, logActivity, searchActivityOperation } from './activities.ts';
 import { activityCounts } from './activity-store.ts';
+import type { ActivityTables } from './activity-tables.ts';
 import { getRecordHistory } from './history.ts';
 
 const identity = { name: 'activity_log', scopes: ['activity:read', 'activity:write'] } as const;
@@ -12,6 +12,11 @@ export const activityLogModule: ModuleDefinition<typeof identity, ActivityTables
   recordTypes: [activityRecord],
   events: [{ name: 'activity.logged', description: 'An activity was logged; data is the activity.' }],
   summary: [
-    { module: 'activity_log', scope: 'activity:read', key: 'activity', compute: (db, id) => activityCounts(db, id) },
+    {
+      module: 'activity_log',
+      scope: 'activity:read',
+      key: 'activity',
+      compute: (db, id) => activityCounts(db, id),
+    },
   ],
 };

@@ -5,8 +5,9 @@ import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { Strict } from '../../core/schema.ts';
+import { AnalyticsEventSchema } from './governance-schemas.ts';
 import {
   eventsByName,
   insertEventDefinition,
@@ -16,7 +17,6 @@ import {
   updateEventDefinitionRow,
 } from './governance-store.ts';
 import type { AnalyticsEventsTable } from './governance-tables.ts';
-import { AnalyticsEventSchema } from './governance-schemas.ts';
 
 export const eventRecord = defineRecordType({
   type: 'analytics_event',
@@ -30,7 +30,11 @@ export const eventRecord = defineRecordType({
 });
 
 export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
-export const app = Type.String({ minLength: 1, maxLength: 100, description: 'The developer-defined app key.' });
+export const app = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'The developer-defined app key.',
+});
 const status = Enum(['active', 'deprecated'] as const);
 
 export const defineEvent = defineOperation({
@@ -71,11 +75,17 @@ export const defineEvent = defineOperation({
     const properties = (input.properties ?? []).map((p) => ({ name: p.name, required: p.required ?? false }));
     const names = properties.map((p) => p.name);
     const duplicate = names.findIndex((name, i) => names.indexOf(name) !== i);
-    if (duplicate >= 0) throw validationFailed([{ field: `properties[${duplicate}].name`, message: 'is listed twice' }]);
+    if (duplicate >= 0)
+      throw validationFailed([{ field: `properties[${duplicate}].name`, message: 'is listed twice' }]);
     const defined = await propertiesByName(ctx.db, ctx.workspaceId, names);
     const missing = names.map((name, i) => ({ name, i })).filter(({ name }) => !defined.has(name));
     if (missing.length) {
-      throw validationFailed(missing.map(({ i }) => ({ field: `properties[${i}].name`, message: 'is not a defined property (define_property)' })));
+      throw validationFailed(
+        missing.map(({ i }) => ({
+          field: `properties[${i}].name`,
+          message: 'is not a defined property (define_property)',
+        })),
+      );
     }
     const existing = (await eventsByName(ctx.db, ctx.workspaceId, input.app, [input.name])).get(input.name);
     const row: AnalyticsEventsTable = {
@@ -100,8 +110,18 @@ export const defineEvent = defineOperation({
     const changedFields = existing
       ? diffFields(existing, row, ['description', 'properties', 'status']).changed
       : inputFields(input);
-    ctx.audit({ targetType: 'analytics_event', targetId: row.id, action: existing ? 'update' : 'create', changedFields });
-    ctx.emit({ name: 'analytics_event.defined', targetType: 'analytics_event', targetId: row.id, data: event });
+    ctx.audit({
+      targetType: 'analytics_event',
+      targetId: row.id,
+      action: existing ? 'update' : 'create',
+      changedFields,
+    });
+    ctx.emit({
+      name: 'analytics_event.defined',
+      targetType: 'analytics_event',
+      targetId: row.id,
+      data: event,
+    });
     return { body: { event }, createdId: row.id, ...(existing ? { status: 200 } : {}) };
   },
 });
@@ -115,11 +135,21 @@ export const listEvents = defineOperation({
   description:
     'Lists defined application events, newest first, filtered by app, status (active, deprecated) and a ' +
     'text query over name and description. Each carries its properties (name, required).',
-  input: Strict({ app: Type.Optional(app), status: Type.Optional(status), query: Type.Optional(Type.String({ minLength: 1 })), ...pageInput }),
+  input: Strict({
+    app: Type.Optional(app),
+    status: Type.Optional(status),
+    query: Type.Optional(Type.String({ minLength: 1 })),
+    ...pageInput,
+  }),
   rest: { method: 'GET', path: '/v1/analytics/events' },
   responseKey: 'events',
   handler: async (ctx, input) => {
-    const page = await listEventDefinitions(ctx.db, ctx.workspaceId, input, pageRequest('list_events', input));
+    const page = await listEventDefinitions(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_events', input),
+    );
     return { body: listBody('events', page) };
   },
 });

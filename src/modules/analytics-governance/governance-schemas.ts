@@ -18,7 +18,9 @@ export const AnalyticsPropertySchema = Resource('AnalyticsProperty', {
   name: Text('plan_tier'),
   type: Enum(['string', 'number', 'integer', 'boolean', 'datetime', 'object', 'array'] as const),
   description: NullableText('The plan the user is on.'),
-  enum: Nullable(Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { examples: [['free', 'pro']] })),
+  enum: Nullable(
+    Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { examples: [['free', 'pro']] }),
+  ),
   pattern: NullableText('^[a-z]+$'),
   ...timestamps,
 });

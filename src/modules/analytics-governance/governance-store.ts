@@ -2,8 +2,12 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { AnalyticsEventsTable, AnalyticsPropertiesTable, AnalyticsTrackingPlansTable } from './governance-tables.ts';
 import type { AnalyticsEvent, AnalyticsProperty, AnalyticsTrackingPlan } from './governance-schemas.ts';
+import type {
+  AnalyticsEventsTable,
+  AnalyticsPropertiesTable,
+  AnalyticsTrackingPlansTable,
+} from './governance-tables.ts';
 
 export interface EventProperty {
   name: string;
@@ -81,8 +85,10 @@ export function findPlan(db: Kysely<DB>, workspaceId: string, id: string) {
   return findRow(db, 'analytics_tracking_plans', workspaceId, id);
 }
 
-export const insertEventDefinition = (db: Kysely<DB>, row: AnalyticsEventsTable) => insertRows(db, 'analytics_events', row);
-export const insertProperty = (db: Kysely<DB>, row: AnalyticsPropertiesTable) => insertRows(db, 'analytics_properties', row);
+export const insertEventDefinition = (db: Kysely<DB>, row: AnalyticsEventsTable) =>
+  insertRows(db, 'analytics_events', row);
+export const insertProperty = (db: Kysely<DB>, row: AnalyticsPropertiesTable) =>
+  insertRows(db, 'analytics_properties', row);
 export const insertPlan = (db: Kysely<DB>, row: AnalyticsTrackingPlansTable) =>
   insertRows(db, 'analytics_tracking_plans', row);
 
@@ -152,7 +158,8 @@ export async function listPlans(
     .where('workspace_id', '=', workspaceId)
     .where('archived_at', 'is', null);
   if (filters.app) query = query.where('app', '=', filters.app);
-  if (filters.status) query = query.where('status', '=', filters.status as AnalyticsTrackingPlansTable['status']);
+  if (filters.status)
+    query = query.where('status', '=', filters.status as AnalyticsTrackingPlansTable['status']);
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toTrackingPlan) };
 }

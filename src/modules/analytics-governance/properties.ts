@@ -4,12 +4,12 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { Strict } from '../../core/schema.ts';
+import { AnalyticsPropertySchema } from './governance-schemas.ts';
 import { insertProperty, propertiesByName, toProperty, updatePropertyRow } from './governance-store.ts';
 import type { AnalyticsPropertiesTable, PropertyType } from './governance-tables.ts';
 import { compiled, typeSchema } from './property-schema.ts';
-import { AnalyticsPropertySchema } from './governance-schemas.ts';
 
 export const propertyRecord = defineRecordType({
   type: 'analytics_property',
@@ -26,7 +26,8 @@ const TYPES: PropertyType[] = ['string', 'number', 'integer', 'boolean', 'dateti
 
 function checkRules(type: PropertyType, values: unknown[] | undefined, pattern: string | undefined): void {
   if (pattern !== undefined) {
-    if (type !== 'string') throw validationFailed([{ field: 'pattern', message: 'applies to string properties only' }]);
+    if (type !== 'string')
+      throw validationFailed([{ field: 'pattern', message: 'applies to string properties only' }]);
     try {
       new RegExp(pattern, 'u');
     } catch {
@@ -36,7 +37,8 @@ function checkRules(type: PropertyType, values: unknown[] | undefined, pattern: 
   if (values) {
     const validate = compiled(typeSchema(type));
     const wrong = values.map((value, i) => ({ value, i })).filter(({ value }) => !validate(value));
-    if (wrong.length) throw validationFailed(wrong.map(({ i }) => ({ field: `enum[${i}]`, message: `must be a ${type}` })));
+    if (wrong.length)
+      throw validationFailed(wrong.map(({ i }) => ({ field: `enum[${i}]`, message: `must be a ${type}` })));
   }
 }
 
@@ -62,9 +64,15 @@ export const defineProperty = defineOperation({
     type: Enum(TYPES),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     enum: Type.Optional(
-      Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { minItems: 1, maxItems: 500, uniqueItems: true }),
+      Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        minItems: 1,
+        maxItems: 500,
+        uniqueItems: true,
+      }),
     ),
-    pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Regular expression (strings).' })),
+    pattern: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: 'Regular expression (strings).' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/analytics/properties' },
   responseKey: 'property',
@@ -93,8 +101,18 @@ export const defineProperty = defineOperation({
     const changedFields = existing
       ? diffFields(existing, row, ['type', 'description', 'enum_values', 'pattern']).changed
       : inputFields(input);
-    ctx.audit({ targetType: 'analytics_property', targetId: row.id, action: existing ? 'update' : 'create', changedFields });
-    ctx.emit({ name: 'analytics_property.defined', targetType: 'analytics_property', targetId: row.id, data: property });
+    ctx.audit({
+      targetType: 'analytics_property',
+      targetId: row.id,
+      action: existing ? 'update' : 'create',
+      changedFields,
+    });
+    ctx.emit({
+      name: 'analytics_property.defined',
+      targetType: 'analytics_property',
+      targetId: row.id,
+      data: property,
+    });
     return { body: { property }, createdId: row.id, ...(existing ? { status: 200 } : {}) };
   },
 });

@@ -12,7 +12,9 @@ export function typeSchema(type: PropertyType): Record<string, unknown> {
   return type === 'datetime' ? { type: 'string', format: 'date-time' } : { type };
 }
 
-export function propertySchema(row: Pick<AnalyticsPropertiesTable, 'type' | 'enum_values' | 'pattern'>): Record<string, unknown> {
+export function propertySchema(
+  row: Pick<AnalyticsPropertiesTable, 'type' | 'enum_values' | 'pattern'>,
+): Record<string, unknown> {
   return {
     ...typeSchema(row.type),
     ...(row.enum_values ? { enum: JSON.parse(row.enum_values) } : {}),
@@ -51,7 +53,9 @@ export function compiled(schema: Record<string, unknown>): ValidateFunction {
 }
 
 /** One error per property and problem, worded for the caller, with field properties.<name>. */
-export function describeErrors(errors: ErrorObject[] | null | undefined): { field: string; message: string }[] {
+export function describeErrors(
+  errors: ErrorObject[] | null | undefined,
+): { field: string; message: string }[] {
   return (errors ?? []).map((error) => {
     const params = error.params as Record<string, unknown>;
     const name = error.instancePath.split('/').filter(Boolean)[0];
@@ -64,7 +68,10 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): { fiel
       case 'type':
         return { field: field(name), message: `must be of type ${String(params.type)}` };
       case 'enum':
-        return { field: field(name), message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
+        return {
+          field: field(name),
+          message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`,
+        };
       case 'pattern':
         return { field: field(name), message: `must match the pattern ${String(params.pattern)}` };
       case 'format':

@@ -1,14 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { Strict } from '../../core/schema.ts';
 import { app } from './event-definitions.ts';
+import { AnalyticsTrackingPlanSchema } from './governance-schemas.ts';
 import {
   activePlan,
   eventsByName,
@@ -19,7 +20,6 @@ import {
   updatePlanRow,
 } from './governance-store.ts';
 import type { AnalyticsTrackingPlansTable } from './governance-tables.ts';
-import { AnalyticsTrackingPlanSchema } from './governance-schemas.ts';
 
 export const planRecord = defineRecordType({
   type: 'analytics_tracking_plan',
@@ -35,19 +35,25 @@ export const planRecord = defineRecordType({
 
 const planId = Type.String({ minLength: 1, description: 'ID of the tracking plan (atp_...).' });
 const status = Enum(['draft', 'active'] as const, {
-  description: 'draft, or active (validate_event uses the app\'s active plan); archive with archive_tracking_plan.',
+  description:
+    "draft, or active (validate_event uses the app's active plan); archive with archive_tracking_plan.",
 });
 const events = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 1000,
   uniqueItems: true,
-  description: 'Names of events defined for the plan\'s app (define_event).',
+  description: "Names of events defined for the plan's app (define_event).",
 });
 
 async function checkEvents(ctx: OperationContext, planApp: string, names: string[]): Promise<void> {
   const defined = await eventsByName(ctx.db, ctx.workspaceId, planApp, names);
   const missing = names.map((name, i) => ({ name, i })).filter(({ name }) => !defined.has(name));
   if (missing.length) {
-    throw validationFailed(missing.map(({ name, i }) => ({ field: `events[${i}]`, message: `${name} is not a defined event of app ${planApp}` })));
+    throw validationFailed(
+      missing.map(({ name, i }) => ({
+        field: `events[${i}]`,
+        message: `${name} is not a defined event of app ${planApp}`,
+      })),
+    );
   }
 }
 
@@ -55,7 +61,12 @@ async function checkEvents(ctx: OperationContext, planApp: string, names: string
 async function checkSingleActive(ctx: OperationContext, planApp: string, exceptId?: string): Promise<void> {
   const active = await activePlan(ctx.db, ctx.workspaceId, planApp, exceptId);
   if (active) {
-    throw validationFailed([{ field: 'status', message: `plan ${active.id} is already active for app ${planApp}; set it to draft or archive it first` }]);
+    throw validationFailed([
+      {
+        field: 'status',
+        message: `plan ${active.id} is already active for app ${planApp}; set it to draft or archive it first`,
+      },
+    ]);
   }
 }
 
@@ -97,7 +108,12 @@ export const createTrackingPlan = defineOperation({
     await insertPlan(ctx.db, row);
     const plan = toTrackingPlan(row);
     ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'analytics_tracking_plan.created', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
+    ctx.emit({
+      name: 'analytics_tracking_plan.created',
+      targetType: 'analytics_tracking_plan',
+      targetId: row.id,
+      data: plan,
+    });
     return { body: { tracking_plan: plan }, createdId: row.id };
   },
 });
@@ -127,7 +143,7 @@ export const updateTrackingPlan = defineOperation({
   kind: 'update',
   summary: 'Update a tracking plan',
   description:
-    'Changes a tracking plan\'s name, description, events (replaces the list) or status (draft, active; ' +
+    "Changes a tracking plan's name, description, events (replaces the list) or status (draft, active; " +
     'one active plan per app). The app cannot change. Archived plans are not found. Writes an audit event ' +
     'naming the changed fields and emits analytics_tracking_plan.updated.',
   input: Strict({
@@ -152,7 +168,12 @@ export const updateTrackingPlan = defineOperation({
     const set = { ...changes, updated_at: ctx.now };
     await updatePlanRow(ctx.db, ctx.workspaceId, row.id, set);
     const plan = toTrackingPlan({ ...row, ...set });
-    ctx.emit({ name: 'analytics_tracking_plan.updated', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
+    ctx.emit({
+      name: 'analytics_tracking_plan.updated',
+      targetType: 'analytics_tracking_plan',
+      targetId: row.id,
+      data: plan,
+    });
     return { body: { tracking_plan: plan } };
   },
 });
@@ -180,8 +201,17 @@ export const archiveTrackingPlan = defineOperation({
     const changes = { status: 'archived' as const, archived_at: ctx.now, updated_at: ctx.now };
     await updatePlanRow(ctx.db, ctx.workspaceId, row.id, changes);
     const plan = toTrackingPlan({ ...row, ...changes });
-    ctx.audit({ targetType: 'analytics_tracking_plan', targetId: row.id, changedFields: ['status', 'archived_at'] });
-    ctx.emit({ name: 'analytics_tracking_plan.archived', targetType: 'analytics_tracking_plan', targetId: row.id, data: plan });
+    ctx.audit({
+      targetType: 'analytics_tracking_plan',
+      targetId: row.id,
+      changedFields: ['status', 'archived_at'],
+    });
+    ctx.emit({
+      name: 'analytics_tracking_plan.archived',
+      targetType: 'analytics_tracking_plan',
+      targetId: row.id,
+      data: plan,
+    });
     return { body: { tracking_plan: plan } };
   },
 });

@@ -31,7 +31,10 @@ export const AssetSchema = Resource('Asset', {
 });
 export type Asset = Static<typeof AssetSchema>;
 
-const signedUrl = Text('https://wos.example.com/assets/content/ast_01JDB3Y5Q0ZK8X4M2N7P9R6T3V?sig=abc', 'Signed URL.');
+const signedUrl = Text(
+  'https://wos.example.com/assets/content/ast_01JDB3Y5Q0ZK8X4M2N7P9R6T3V?sig=abc',
+  'Signed URL.',
+);
 
 /** create_asset_upload_intent's body: the pending asset and where to PUT its bytes (null once expired). */
 export const UploadIntentSchema = Type.Object(

@@ -4,9 +4,9 @@ import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.
 import type { Dialect } from '../../db/database.ts';
 import { insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Asset } from './asset-schemas.ts';
 import type { AssetStatus, AssetsTable, AssetType } from './asset-tables.ts';
 import type { AssetStorage } from './storage/storage.ts';
-import type { Asset } from './asset-schemas.ts';
 
 export function toAsset(row: AssetsTable): Asset {
   return {
@@ -29,7 +29,12 @@ export function toAsset(row: AssetsTable): Asset {
 /** An asset of the workspace that is not archived. */
 export const insertAsset = (db: Kysely<DB>, row: AssetsTable) => insertRows(db, 'assets', row);
 
-export function updateAssetRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<AssetsTable>) {
+export function updateAssetRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<AssetsTable>,
+) {
   return updateRow(db, 'assets', workspaceId, id, changes);
 }
 
@@ -73,12 +78,21 @@ export async function findAssetById(db: Kysely<DB>, id: string) {
  * The asset_bytes entitlement's measure: bytes of ready assets plus those declared by pending intents whose
  * upload window is still open (created at or after windowStart). Archived and expired assets do not count.
  */
-export async function assetBytesInUse(db: Kysely<DB>, workspaceId: string, windowStart: string): Promise<number> {
+export async function assetBytesInUse(
+  db: Kysely<DB>,
+  workspaceId: string,
+  windowStart: string,
+): Promise<number> {
   const row = await db
     .selectFrom('assets')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('bytes'))
     .where('workspace_id', '=', workspaceId)
-    .where((eb) => eb.or([eb('status', '=', 'ready'), eb.and([eb('status', '=', 'pending'), eb('created_at', '>=', windowStart)])]))
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'ready'),
+        eb.and([eb('status', '=', 'pending'), eb('created_at', '>=', windowStart)]),
+      ]),
+    )
     .executeTakeFirstOrThrow();
   return Number(row.bytes);
 }
@@ -92,16 +106,30 @@ export interface AssetFilters {
   related_resource_id?: string;
 }
 
-export async function searchAssets(db: Kysely<DB>, workspaceId: string, filters: AssetFilters, page: PageRequest) {
-  let query = db.selectFrom('assets').selectAll().where('workspace_id', '=', workspaceId).where('archived_at', 'is', null);
+export async function searchAssets(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: AssetFilters,
+  page: PageRequest,
+) {
+  let query = db
+    .selectFrom('assets')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('archived_at', 'is', null);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.asset_type) query = query.where('asset_type', '=', filters.asset_type);
   if (filters.mime_type?.endsWith('/*')) {
-    const prefix = filters.mime_type.slice(0, -1).toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+    const prefix = filters.mime_type
+      .slice(0, -1)
+      .toLowerCase()
+      .replace(/[\\%_]/g, (c) => `\\${c}`);
     query = query.where(sql<boolean>`mime_type like ${`${prefix}%`} escape '\\'`);
   } else if (filters.mime_type) query = query.where('mime_type', '=', filters.mime_type.toLowerCase());
-  if (filters.related_resource_type) query = query.where('related_resource_type', '=', filters.related_resource_type);
-  if (filters.related_resource_id) query = query.where('related_resource_id', '=', filters.related_resource_id);
+  if (filters.related_resource_type)
+    query = query.where('related_resource_type', '=', filters.related_resource_type);
+  if (filters.related_resource_id)
+    query = query.where('related_resource_id', '=', filters.related_resource_id);
   if (filters.query) query = query.where(matchesText(['file_name'], filters.query));
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toAsset) };
@@ -138,17 +166,32 @@ export async function assetCounts(db: Kysely<DB>, workspaceId: string) {
  * System maintenance across every workspace: archived assets, and pending ones whose upload window closed
  * before windowStart, whose bytes the cleanup job has not deleted yet.
  */
-export async function assetsWithContentToDelete(db: Kysely<DB>, windowStart: string, limit: number, system: { system: true }) {
+export async function assetsWithContentToDelete(
+  db: Kysely<DB>,
+  windowStart: string,
+  limit: number,
+  system: { system: true },
+) {
   void system;
   return db
     .selectFrom('assets')
     .select(['workspace_id', 'id', 'storage_key'])
     .where('content_deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('status', '=', 'archived'), eb.and([eb('status', '=', 'pending'), eb('created_at', '<', windowStart)])]))
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'archived'),
+        eb.and([eb('status', '=', 'pending'), eb('created_at', '<', windowStart)]),
+      ]),
+    )
     .limit(limit)
     .execute();
 }
 
 export async function markContentDeleted(db: Kysely<DB>, workspaceId: string, id: string, now: string) {
-  await db.updateTable('assets').set({ content_deleted_at: now }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  await db
+    .updateTable('assets')
+    .set({ content_deleted_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .execute();
 }

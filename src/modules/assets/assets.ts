@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
-import { inputFields } from '../../core/changes.ts';
-import { defineOperation } from '../../core/define-operation.ts';
 import { checkAmountEntitlement } from '../../core/billing.ts';
+import { inputFields } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../core/define-operation.ts';
 import { fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Enum } from '../../core/resource-schema.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
+import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { AssetSchema, DownloadUrlSchema, UploadIntentSchema } from './asset-schemas.ts';
 import {
   assetBytesInUse,
   findAsset,
@@ -23,7 +24,6 @@ import type { AssetsTable } from './asset-tables.ts';
 import { signedUrl, signingKey } from './signing.ts';
 import { storageFor } from './storage/configured.ts';
 import { assertUploadable, pinUpload, uploadUrlExpiry, windowStart } from './upload-lifecycle.ts';
-import { AssetSchema, DownloadUrlSchema, UploadIntentSchema } from './asset-schemas.ts';
 
 /**
  * GET /v1/assets/{asset_id} is get_asset_download_url (ready assets only), so the generated record lookup
@@ -58,10 +58,19 @@ const relatedType = Enum([
 const assetId = Type.String({ minLength: 1, description: 'ID of the asset (ast_...).' });
 
 /** The signed PUT for a pending asset, or null once its upload window has closed. */
-async function uploadBlock(ctx: OperationContext, row: Pick<AssetsTable, 'workspace_id' | 'id' | 'mime_type' | 'created_at'>) {
+async function uploadBlock(
+  ctx: OperationContext,
+  row: Pick<AssetsTable, 'workspace_id' | 'id' | 'mime_type' | 'created_at'>,
+) {
   const expiresAt = uploadUrlExpiry(row, ctx.clock.now());
   if (!expiresAt) return null;
-  const { url, expires_at } = signedUrl(ctx.config.publicUrl, await signingKey(ctx.db), 'upload', row, expiresAt);
+  const { url, expires_at } = signedUrl(
+    ctx.config.publicUrl,
+    await signingKey(ctx.db),
+    'upload',
+    row,
+    expiresAt,
+  );
   return { url, method: 'PUT', headers: { 'content-type': row.mime_type }, expires_at };
 }
 
@@ -76,8 +85,8 @@ export const createAssetUploadIntent = defineOperation({
     'Registers a file to upload and returns a pending asset with upload {url, method PUT, headers, ' +
     'expires_at}: PUT the raw bytes to that signed URL (no Authorization header; valid one hour), then call ' +
     'complete_asset_upload within 24 hours, which checks size_bytes (and checksum_sha256 when given) and ' +
-    'makes the asset ready. size_bytes may not exceed the service\'s upload limit, and a PUT may not send ' +
-    'more than size_bytes; the workspace\'s asset_bytes entitlement (billing_limit_exceeded) caps the bytes ' +
+    "makes the asset ready. size_bytes may not exceed the service's upload limit, and a PUT may not send " +
+    "more than size_bytes; the workspace's asset_bytes entitlement (billing_limit_exceeded) caps the bytes " +
     'of its ready and pending assets. related_resource_type with related_resource_id links the asset to an ' +
     'existing record (e.g. a cms_entry). Send an idempotency_key: a retry returns the same asset with a fresh ' +
     'upload URL. Emits asset.created.',
@@ -91,12 +100,16 @@ export const createAssetUploadIntent = defineOperation({
     }),
     mime_type: Type.String({
       maxLength: 255,
-      pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(; ?[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+)*$',
+      pattern:
+        '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(; ?[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+)*$',
       description: 'Media type served on download, e.g. image/png or text/plain; charset=utf-8.',
     }),
     size_bytes: Type.Integer({ minimum: 0, description: 'Exact size of the file in bytes.' }),
     checksum_sha256: Type.Optional(
-      Type.String({ pattern: '^[A-Fa-f0-9]{64}$', description: 'Hex SHA-256 of the file; checked on completion.' }),
+      Type.String({
+        pattern: '^[A-Fa-f0-9]{64}$',
+        description: 'Hex SHA-256 of the file; checked on completion.',
+      }),
     ),
     related_resource_type: Type.Optional(relatedType),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -106,7 +119,12 @@ export const createAssetUploadIntent = defineOperation({
   response: UploadIntentSchema,
   handler: async (ctx, input) => {
     if (input.size_bytes > ctx.config.maxUploadBytes) {
-      throw validationFailed([{ field: 'size_bytes', message: `must not exceed the upload limit of ${ctx.config.maxUploadBytes} bytes` }]);
+      throw validationFailed([
+        {
+          field: 'size_bytes',
+          message: `must not exceed the upload limit of ${ctx.config.maxUploadBytes} bytes`,
+        },
+      ]);
     }
     await checkRelatedRecord(ctx, input);
     await checkAmountEntitlement(ctx.db, ctx.dialect, ctx.workspaceId, {
@@ -180,10 +198,21 @@ export const completeAssetUpload = defineOperation({
     }
     assertUploadable(row, ctx.clock.now());
     const stored = await pinUpload(storageFor(ctx.config), row);
-    const changes = { status: 'ready' as const, size_bytes: stored.sizeBytes, checksum_sha256: stored.sha256, ready_at: ctx.now, updated_at: ctx.now };
+    const changes = {
+      status: 'ready' as const,
+      size_bytes: stored.sizeBytes,
+      checksum_sha256: stored.sha256,
+      ready_at: ctx.now,
+      updated_at: ctx.now,
+    };
     await updateAssetRow(ctx.db, ctx.workspaceId, row.id, changes);
     const asset = toAsset({ ...row, ...changes });
-    ctx.audit({ targetType: 'asset', targetId: row.id, action: 'complete', changedFields: ['status', 'size_bytes', 'checksum_sha256', 'ready_at'] });
+    ctx.audit({
+      targetType: 'asset',
+      targetId: row.id,
+      action: 'complete',
+      changedFields: ['status', 'size_bytes', 'checksum_sha256', 'ready_at'],
+    });
     ctx.emit({ name: 'asset.ready', targetType: 'asset', targetId: row.id, data: asset });
     return { body: { asset } };
   },
@@ -199,7 +228,7 @@ export const searchAssetsOperation = defineOperation({
     'Lists assets that are not archived, newest first. Filters: query (file name, case-insensitive), ' +
     'asset_type, mime_type (exact, or a family such as image/*), status (pending or ready) and the related ' +
     'record (related_resource_type, related_resource_id). Pass next_cursor back as cursor, with the same ' +
-    'filters, for the next page. Use get_asset_download_url for a file\'s bytes.',
+    "filters, for the next page. Use get_asset_download_url for a file's bytes.",
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     asset_type: Type.Optional(assetType),
@@ -232,7 +261,11 @@ export const getAssetDownloadUrl = defineOperation({
   input: Strict({
     asset_id: assetId,
     expires_in_seconds: Type.Optional(
-      Type.Integer({ minimum: 60, maximum: 604_800, description: 'Lifetime of the URL, 60 s to 7 days (default 900).' }),
+      Type.Integer({
+        minimum: 60,
+        maximum: 604_800,
+        description: 'Lifetime of the URL, 60 s to 7 days (default 900).',
+      }),
     ),
   }),
   rest: { method: 'GET', path: '/v1/assets/{asset_id}' },
@@ -242,11 +275,19 @@ export const getAssetDownloadUrl = defineOperation({
     const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id);
     if (!row) throw notFound('asset');
     if (row.status !== 'ready') {
-      throw fail('resource_not_found', { message: 'The asset has no content yet: its upload was not completed.' });
+      throw fail('resource_not_found', {
+        message: 'The asset has no content yet: its upload was not completed.',
+      });
     }
     const seconds = input.expires_in_seconds ?? DOWNLOAD_URL_SECONDS;
     const expiresAt = new Date(ctx.clock.now().getTime() + seconds * 1000);
-    const { url, expires_at } = signedUrl(ctx.config.publicUrl, await signingKey(ctx.db), 'download', row, expiresAt);
+    const { url, expires_at } = signedUrl(
+      ctx.config.publicUrl,
+      await signingKey(ctx.db),
+      'download',
+      row,
+      expiresAt,
+    );
     return { body: { asset: toAsset(row), download: { url, method: 'GET', expires_at } } };
   },
 });

@@ -8,7 +8,8 @@ const KEY_NAME = 'asset_url_signing_key';
 export type UrlAction = 'upload' | 'download';
 
 export async function signingKey(db: Kysely<DB>): Promise<Buffer> {
-  const read = () => db.selectFrom('installation').select('value').where('key', '=', KEY_NAME).executeTakeFirst();
+  const read = () =>
+    db.selectFrom('installation').select('value').where('key', '=', KEY_NAME).executeTakeFirst();
   let row = await read();
   if (!row) {
     await db
@@ -22,8 +23,16 @@ export async function signingKey(db: Kysely<DB>): Promise<Buffer> {
 }
 
 /** The signature covers the action (an upload URL cannot download), the workspace, the asset and the expiry. */
-export function sign(key: Buffer, action: UrlAction, workspaceId: string, assetId: string, expires: number): string {
-  return createHmac('sha256', key).update(`wos-asset-url:v1\n${action}\n${workspaceId}\n${assetId}\n${expires}`).digest('base64url');
+export function sign(
+  key: Buffer,
+  action: UrlAction,
+  workspaceId: string,
+  assetId: string,
+  expires: number,
+): string {
+  return createHmac('sha256', key)
+    .update(`wos-asset-url:v1\n${action}\n${workspaceId}\n${assetId}\n${expires}`)
+    .digest('base64url');
 }
 
 export function signatureMatches(

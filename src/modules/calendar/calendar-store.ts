@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Calendar, CalendarEvent, CalendarEventOccurrence } from './calendar-schemas.ts';
 import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
 import { type Occurrence, occurrencesStartingBetween, type Timing } from './recurrence.ts';
 import { DAY, formatInZone } from './zoned-time.ts';
-import type { Calendar, CalendarEvent, CalendarEventOccurrence } from './calendar-schemas.ts';
 
 export function toCalendar(row: CalendarsTable): Calendar {
   return {
@@ -80,13 +80,24 @@ export function toOccurrence(row: CalendarEventsTable, occurrence: Occurrence): 
 }
 
 export const insertCalendar = (db: Kysely<DB>, row: CalendarsTable) => insertRows(db, 'calendars', row);
-export const insertEvent = (db: Kysely<DB>, row: CalendarEventsTable) => insertRows(db, 'calendar_events', row);
+export const insertEvent = (db: Kysely<DB>, row: CalendarEventsTable) =>
+  insertRows(db, 'calendar_events', row);
 
-export function updateCalendarRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<CalendarsTable>) {
+export function updateCalendarRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<CalendarsTable>,
+) {
   return updateRow(db, 'calendars', workspaceId, id, changes);
 }
 
-export function updateEventRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<CalendarEventsTable>) {
+export function updateEventRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<CalendarEventsTable>,
+) {
   return updateRow(db, 'calendar_events', workspaceId, id, changes);
 }
 
@@ -187,7 +198,12 @@ export function singleEventsInWindow(
 }
 
 /** Recurring series that start before the window ends and do not end before it starts. */
-export function seriesInWindow(db: Kysely<DB>, workspaceId: string, filters: EventFilters, window: EventWindow) {
+export function seriesInWindow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: EventFilters,
+  window: EventWindow,
+) {
   return eventQuery(db, workspaceId, filters)
     .where('recurring', '=', 1)
     .where('starts_at', '<', window.to)

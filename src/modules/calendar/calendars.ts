@@ -2,16 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { feedEvents, findCalendar, insertCalendar, listCalendars, toCalendar, updateCalendarRow } from './calendar-store.ts';
+import { CalendarSchema } from './calendar-schemas.ts';
+import {
+  feedEvents,
+  findCalendar,
+  insertCalendar,
+  listCalendars,
+  toCalendar,
+  updateCalendarRow,
+} from './calendar-store.ts';
 import type { CalendarsTable } from './calendar-tables.ts';
 import { checkedTimeZone } from './event-input.ts';
 import { buildIcs } from './ics.ts';
-import { CalendarSchema } from './calendar-schemas.ts';
 
 export const calendarRecord = defineRecordType({
   type: 'calendar',

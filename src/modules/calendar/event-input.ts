@@ -3,8 +3,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { type FieldError, notFound, validationFailed } from '../../core/errors.ts';
-import { LATEST_INSTANT, Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { LATEST_INSTANT, Strict } from '../../core/schema.ts';
 import { attendeeContacts } from './calendar-store.ts';
 import type { CalendarEventsTable } from './calendar-tables.ts';
 import { checkRule, normalizeRule, type Timing } from './recurrence.ts';

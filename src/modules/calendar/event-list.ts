@@ -12,7 +12,9 @@ import {
   pageInput,
   pageRequest,
 } from '../../core/pagination.ts';
+import { pageBody } from '../../core/response-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { CalendarEventOccurrenceSchema, CalendarEventSchema } from './calendar-schemas.ts';
 import {
   type EventFilters,
   listEvents,
@@ -25,8 +27,6 @@ import type { CalendarEventsTable } from './calendar-tables.ts';
 import { eventStatus, relatedType } from './event-schema.ts';
 import { occurrencesBetween } from './recurrence.ts';
 import { DAY } from './zoned-time.ts';
-import { pageBody } from '../../core/response-schema.ts';
-import { CalendarEventOccurrenceSchema, CalendarEventSchema } from './calendar-schemas.ts';
 
 const MAX_WINDOW_DAYS = 366;
 
@@ -49,7 +49,10 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   const to = Date.parse(input.to);
   let after: { startsAt: number; eventId: string } | undefined;
   if (input.cursor) {
-    const [iso, eventId] = decodeCursor(request.operation, request.filters, input.cursor, ['date-time', 'string']);
+    const [iso, eventId] = decodeCursor(request.operation, request.filters, input.cursor, [
+      'date-time',
+      'string',
+    ]);
     after = { startsAt: Date.parse(iso as string), eventId: eventId as string };
   }
   const fromIso = new Date(from).toISOString();
@@ -81,7 +84,10 @@ async function listOccurrences(ctx: OperationContext, input: WindowInput) {
   const last = page[page.length - 1];
   const nextCursor =
     found.length > limit && last
-      ? encodeCursor(request.operation, request.filters, [new Date(last.occurrence.startsAt).toISOString(), last.row.id])
+      ? encodeCursor(request.operation, request.filters, [
+          new Date(last.occurrence.startsAt).toISOString(),
+          last.row.id,
+        ])
       : undefined;
   return { items: page.map(({ row, occurrence }) => toOccurrence(row, occurrence)), next_cursor: nextCursor };
 }

@@ -1,18 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { CalendarEventSchema } from './calendar-schemas.ts';
 import { findCalendar, findEvent, insertEvent, toCalendarEvent, updateEventRow } from './calendar-store.ts';
 import type { CalendarEventsTable, EventStatus } from './calendar-tables.ts';
 import { type AttendeeInput, normalizeAttendees, normalizeTiming, type TimingDraft } from './event-input.ts';
 import { eventFields, eventStatus } from './event-schema.ts';
-import { CalendarEventSchema } from './calendar-schemas.ts';
 
 export const calendarEventRecord = defineRecordType({
   type: 'calendar_event',
@@ -210,7 +210,11 @@ export const updateCalendarEvent = defineOperation({
       next.attendees = JSON.stringify(await normalizeAttendees(ctx, input.attendees as AttendeeInput[]));
     }
     // Timing is normalized as a whole (a new start moves the series' columns): diff every column.
-    const { changes, changed } = diffFields(row, next, Object.keys(row) as (keyof CalendarEventsTable & string)[]);
+    const { changes, changed } = diffFields(
+      row,
+      next,
+      Object.keys(row) as (keyof CalendarEventsTable & string)[],
+    );
     if (changed.length) {
       next.updated_at = ctx.now;
       await updateEventRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now });

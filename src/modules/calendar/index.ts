@@ -1,7 +1,7 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import type { CalendarTables } from './calendar-tables.ts';
 import { CalendarEventSchema, CalendarSchema } from './calendar-schemas.ts';
 import { calendarCounts } from './calendar-store.ts';
+import type { CalendarTables } from './calendar-tables.ts';
 import {
   calendarFeed,
   calendarRecord,
@@ -27,8 +27,16 @@ export const calendarModule: ModuleDefinition<typeof identity, CalendarTables> =
   ],
   recordTypes: [calendarRecord, calendarEventRecord],
   events: [
-    { name: 'calendar.created', description: 'A calendar was created; data is the calendar.', schema: CalendarSchema },
-    { name: 'calendar.updated', description: 'A calendar changed; data is the calendar.', schema: CalendarSchema },
+    {
+      name: 'calendar.created',
+      description: 'A calendar was created; data is the calendar.',
+      schema: CalendarSchema,
+    },
+    {
+      name: 'calendar.updated',
+      description: 'A calendar changed; data is the calendar.',
+      schema: CalendarSchema,
+    },
     {
       name: 'calendar_event.created',
       description: 'An event was created; data is the event.',

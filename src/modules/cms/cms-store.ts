@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { CmsCollection, CmsEntry, CmsSite, MarketingCampaign, MarketingPost } from './cms-schemas.ts';
 import type {
   CampaignStatus,
   CmsCollectionsTable,
@@ -14,7 +15,6 @@ import type {
   PostStatus,
 } from './cms-tables.ts';
 import type { FieldDefinition } from './entry-fields.ts';
-import type { CmsCollection, CmsEntry, CmsSite, MarketingCampaign, MarketingPost } from './cms-schemas.ts';
 
 export function toSite(row: CmsSitesTable): CmsSite {
   return {
@@ -97,13 +97,20 @@ export function findEntry(db: Kysely<DB>, workspaceId: string, id: string) {
 }
 
 export const insertSite = (db: Kysely<DB>, row: CmsSitesTable) => insertRows(db, 'cms_sites', row);
-export const insertCollection = (db: Kysely<DB>, row: CmsCollectionsTable) => insertRows(db, 'cms_collections', row);
+export const insertCollection = (db: Kysely<DB>, row: CmsCollectionsTable) =>
+  insertRows(db, 'cms_collections', row);
 export const insertEntry = (db: Kysely<DB>, row: CmsEntriesTable) => insertRows(db, 'cms_entries', row);
 export const insertCampaign = (db: Kysely<DB>, row: MarketingCampaignsTable) =>
   insertRows(db, 'marketing_campaigns', row);
-export const insertPost = (db: Kysely<DB>, row: MarketingPostsTable) => insertRows(db, 'marketing_posts', row);
+export const insertPost = (db: Kysely<DB>, row: MarketingPostsTable) =>
+  insertRows(db, 'marketing_posts', row);
 
-export function updateEntryRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<CmsEntriesTable>) {
+export function updateEntryRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<CmsEntriesTable>,
+) {
   return updateRow(db, 'cms_entries', workspaceId, id, changes);
 }
 
@@ -140,7 +147,11 @@ export async function entryIdsIn(db: Kysely<DB>, workspaceId: string, ids: strin
 }
 
 /** Of these IDs, those naming a live (not archived) asset of the workspace (asset fields). */
-export async function liveAssetIdsIn(db: Kysely<DB>, workspaceId: string, ids: string[]): Promise<Set<string>> {
+export async function liveAssetIdsIn(
+  db: Kysely<DB>,
+  workspaceId: string,
+  ids: string[],
+): Promise<Set<string>> {
   const rows = await db
     .selectFrom('assets')
     .select('id')
@@ -178,7 +189,12 @@ export async function freeSlug(db: Kysely<DB>, workspaceId: string, collectionId
   return `${base}-${n}`;
 }
 
-export async function listSites(db: Kysely<DB>, workspaceId: string, filters: { query?: string }, page: PageRequest) {
+export async function listSites(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { query?: string },
+  page: PageRequest,
+) {
   let query = db.selectFrom('cms_sites').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.query) query = query.where(matchesText(['name', 'domain', 'description'], filters.query));
   const result = await fetchPage(query, page);
@@ -230,7 +246,13 @@ export async function listCampaigns(
 export async function listPosts(
   db: Kysely<DB>,
   workspaceId: string,
-  filters: { status?: PostStatus; channel?: MarketingChannel; campaign_id?: string; cms_entry_id?: string; query?: string },
+  filters: {
+    status?: PostStatus;
+    channel?: MarketingChannel;
+    campaign_id?: string;
+    cms_entry_id?: string;
+    query?: string;
+  },
   page: PageRequest,
 ) {
   let query = db.selectFrom('marketing_posts').selectAll().where('workspace_id', '=', workspaceId);
@@ -247,7 +269,11 @@ export async function listPosts(
 export async function cmsCounts(db: Kysely<DB>, workspaceId: string) {
   const row = await db
     .selectNoFrom((eb) => [
-      eb.selectFrom('cms_entries').select((e) => e.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).as('entries'),
+      eb
+        .selectFrom('cms_entries')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .as('entries'),
       eb
         .selectFrom('cms_entries')
         .select((e) => e.fn.countAll<number>().as('n'))

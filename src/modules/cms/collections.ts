@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { uniquely } from '../../core/db-errors.ts';
 import { inputFields } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { CmsCollectionSchema } from './cms-schemas.ts';
 import { collectionWithKey, insertCollection, listCollections, toCollection } from './cms-store.ts';
 import type { CmsCollectionsTable } from './cms-tables.ts';
 import { fieldDefinitionInput, normalizeDefinitions } from './entry-fields.ts';
-import { CmsCollectionSchema } from './cms-schemas.ts';
 
 export const collectionRecord = defineRecordType({
   type: 'cms_collection',
@@ -38,10 +38,17 @@ export const createCollection = defineOperation({
     'same collection. Emits cms_collection.created.',
   input: Strict({
     site_id: Type.String({ minLength: 1, description: 'ID of the CMS site (site_...).' }),
-    key: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_-]*$', description: 'Unique within the site, e.g. blog_posts.' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[a-z][a-z0-9_-]*$',
+      description: 'Unique within the site, e.g. blog_posts.',
+    }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
-    fields: Type.Optional(Type.Array(fieldDefinitionInput, { maxItems: 100, description: 'Field definitions of its entries.' })),
+    fields: Type.Optional(
+      Type.Array(fieldDefinitionInput, { maxItems: 100, description: 'Field definitions of its entries.' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/cms/collections' },
   responseKey: 'collection',
@@ -51,11 +58,13 @@ export const createCollection = defineOperation({
     const errors: FieldError[] = [];
     const keys = new Set<string>();
     definitions.forEach((d, i) => {
-      if (keys.has(d.key)) errors.push({ field: `fields[${i}].key`, message: `repeats the field key ${d.key}` });
+      if (keys.has(d.key))
+        errors.push({ field: `fields[${i}].key`, message: `repeats the field key ${d.key}` });
       keys.add(d.key);
     });
     const taken = await collectionWithKey(ctx.db, ctx.workspaceId, input.site_id, input.key);
-    if (taken) errors.unshift({ field: 'key', message: `is already used in this site by collection ${taken.id}` });
+    if (taken)
+      errors.unshift({ field: 'key', message: `is already used in this site by collection ${taken.id}` });
     if (errors.length) throw validationFailed(errors);
     const row: CmsCollectionsTable = {
       workspace_id: ctx.workspaceId,
@@ -71,7 +80,12 @@ export const createCollection = defineOperation({
     await uniquely(() => insertCollection(ctx.db, row), 'key', 'is already used in this site');
     const collection = toCollection(row);
     ctx.audit({ targetType: 'cms_collection', targetId: collection.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'cms_collection.created', targetType: 'cms_collection', targetId: collection.id, data: collection });
+    ctx.emit({
+      name: 'cms_collection.created',
+      targetType: 'cms_collection',
+      targetId: collection.id,
+      data: collection,
+    });
     return { body: { collection }, createdId: collection.id };
   },
 });
@@ -95,7 +109,12 @@ export const listCmsCollections = defineOperation({
   rest: { method: 'GET', path: '/v1/cms/collections' },
   responseKey: 'collections',
   handler: async (ctx, input) => {
-    const page = await listCollections(ctx.db, ctx.workspaceId, input, pageRequest('list_cms_collections', input));
+    const page = await listCollections(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_cms_collections', input),
+    );
     return { body: listBody('collections', page) };
   },
 });

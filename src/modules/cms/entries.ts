@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
-import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -44,10 +44,15 @@ const contentFields = (description: string) =>
 const entryId = Type.String({ minLength: 1, description: 'ID of the CMS entry (ent_...).' });
 
 /** Validates fields against the collection's definitions, references included; throws validation_failed. */
-async function checkFields(ctx: OperationContext, collection: CmsCollectionsTable, fields: Record<string, unknown>) {
+async function checkFields(
+  ctx: OperationContext,
+  collection: CmsCollectionsTable,
+  fields: Record<string, unknown>,
+) {
   const definitions = JSON.parse(collection.fields) as FieldDefinition[];
   const errors = fieldErrors(definitions, fields);
-  if (errors.length) throw validationFailed(errors, 'The entry\'s fields do not match its collection\'s field definitions.');
+  if (errors.length)
+    throw validationFailed(errors, "The entry's fields do not match its collection's field definitions.");
   const missing = await referenceErrors(ctx.db, ctx.workspaceId, definitions, fields);
   if (missing.length) throw validationFailed(missing);
   return searchText(definitions, fields);
@@ -59,7 +64,9 @@ const SLUG_TAKEN = 'is already used in this collection';
 async function checkSlugFree(ctx: OperationContext, collectionId: string, value: string, self?: string) {
   const holder = await entryWithSlug(ctx.db, ctx.workspaceId, collectionId, value);
   if (holder && holder.id !== self) {
-    throw validationFailed([{ field: 'slug', message: `is already used in this collection by entry ${holder.id}` }]);
+    throw validationFailed([
+      { field: 'slug', message: `is already used in this collection by entry ${holder.id}` },
+    ]);
   }
 }
 
@@ -71,7 +78,7 @@ export const createEntry = defineOperation({
   creates: 'cms_entry',
   summary: 'Create a CMS entry',
   description:
-    'Creates a content entry in a collection. fields must match the collection\'s field definitions (see ' +
+    "Creates a content entry in a collection. fields must match the collection's field definitions (see " +
     'list_cms_collections): a missing required field, an unknown key or a wrong type fails with ' +
     'validation_failed naming e.g. fields.price; reference and asset fields must name existing records. slug ' +
     'is derived from the title when absent (made unique with -2, -3 ...); a given slug must be free in the ' +
@@ -81,7 +88,9 @@ export const createEntry = defineOperation({
     collection_id: Type.String({ minLength: 1, description: 'ID of the collection (col_...).' }),
     title: Type.String({ minLength: 1, maxLength: 500 }),
     slug: Type.Optional(slug),
-    fields: Type.Optional(contentFields('Content values keyed by the collection\'s field keys; null means no value.')),
+    fields: Type.Optional(
+      contentFields("Content values keyed by the collection's field keys; null means no value."),
+    ),
     status: Type.Optional(entryStatus),
   }),
   rest: { method: 'POST', path: '/v1/cms/entries' },
@@ -158,7 +167,13 @@ async function changeEntry(ctx: OperationContext, input: EntryChange) {
     fields: mergedJson(row.fields, input.fields),
     published_at: input.status === 'published' && row.status !== 'published' ? ctx.now : undefined,
   };
-  const { changes, changed } = diffFields(row, proposed, ['title', 'slug', 'fields', 'status', 'published_at']);
+  const { changes, changed } = diffFields(row, proposed, [
+    'title',
+    'slug',
+    'fields',
+    'status',
+    'published_at',
+  ]);
   if (changes.slug !== undefined) await checkSlugFree(ctx, row.collection_id, changes.slug, row.id);
   if (changes.fields !== undefined) {
     const collection = (await findCollection(ctx.db, ctx.workspaceId, row.collection_id))!;
@@ -166,7 +181,11 @@ async function changeEntry(ctx: OperationContext, input: EntryChange) {
   }
   const next: CmsEntriesTable = { ...row, ...changes, updated_at: changed.length ? ctx.now : row.updated_at };
   if (changed.length) {
-    await uniquely(() => updateEntryRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now }), 'slug', SLUG_TAKEN);
+    await uniquely(
+      () => updateEntryRow(ctx.db, ctx.workspaceId, row.id, { ...changes, updated_at: ctx.now }),
+      'slug',
+      SLUG_TAKEN,
+    );
   }
   const entry = toEntry(next);
   ctx.audit({ targetType: 'cms_entry', targetId: row.id, changedFields: changed });
@@ -191,15 +210,17 @@ export const updateEntry = defineOperation({
   kind: 'update',
   summary: 'Update a CMS entry',
   description:
-    'Changes an entry\'s title, slug (must stay unique in the collection; a title change keeps the slug), ' +
+    "Changes an entry's title, slug (must stay unique in the collection; a title change keeps the slug), " +
     'fields (merged into the stored ones; null removes a field; the result is validated against the ' +
-    'collection\'s definitions) and status (draft, review, published, archived; moving to published sets ' +
+    "collection's definitions) and status (draft, review, published, archived; moving to published sets " +
     'published_at). Emits entry.status_changed on a status change and entry.updated when content changed.',
   input: Strict({
     entry_id: entryId,
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     slug: Type.Optional(slug),
-    fields: Type.Optional(contentFields('Content fields to set; merged into the stored ones, null removes one.')),
+    fields: Type.Optional(
+      contentFields('Content fields to set; merged into the stored ones, null removes one.'),
+    ),
     status: Type.Optional(entryStatus),
   }),
   rest: { method: 'PATCH', path: '/v1/cms/entries/{entry_id}' },
@@ -216,7 +237,7 @@ export const updateEntryStatus = defineOperation({
   scopes: ['cms:write'],
   kind: 'update',
   deprecated: { replacedBy: 'update_entry' },
-  summary: 'Change a CMS entry\'s status (deprecated)',
+  summary: "Change a CMS entry's status (deprecated)",
   description:
     'Deprecated: use update_entry with status. Moves an entry to draft, review, published (sets ' +
     'published_at) or archived. Emits entry.status_changed when the status changes.',

@@ -10,7 +10,11 @@ const defs: FieldDefinition[] = [
 
 describe('entry fields', () => {
   it('builds a closed JSON Schema with the required keys', () => {
-    expect(fieldsSchema(defs)).toMatchObject({ type: 'object', additionalProperties: false, required: ['price'] });
+    expect(fieldsSchema(defs)).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      required: ['price'],
+    });
   });
 
   it('names errors from the entry input: fields.<key>', () => {
@@ -20,7 +24,10 @@ describe('entry fields', () => {
       { field: 'fields.price', message: 'is required' },
       { field: 'fields.extra', message: 'is not a recognized field' },
       { field: 'fields.tags[0]', message: 'must be of type string' },
-      { field: 'fields.when', message: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time, from 1900 to 9999' },
+      {
+        field: 'fields.when',
+        message: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time, from 1900 to 9999',
+      },
     ]);
   });
 

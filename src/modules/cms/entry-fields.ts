@@ -3,19 +3,34 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { FieldError } from '../../core/errors.ts';
-import { compileSchema, Strict, toFieldErrors } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { compileSchema, Strict, toFieldErrors } from '../../core/schema.ts';
 import type { DB } from '../../db/tables.ts';
 import { entryIdsIn, liveAssetIdsIn } from './cms-store.ts';
 
-export const FIELD_TYPES = ['text', 'rich_text', 'number', 'boolean', 'date', 'url', 'reference', 'asset'] as const;
+export const FIELD_TYPES = [
+  'text',
+  'rich_text',
+  'number',
+  'boolean',
+  'date',
+  'url',
+  'reference',
+  'asset',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const fieldDefinitionInput = Strict(
   {
-    key: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$', description: 'Field key in entry.fields.' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[a-z][a-z0-9_]*$',
+      description: 'Field key in entry.fields.',
+    }),
     type: Enum(FIELD_TYPES, {
-      description: 'reference: ID of a CMS entry; asset: ID of an asset; date: YYYY-MM-DD or an ISO 8601 date-time.',
+      description:
+        'reference: ID of a CMS entry; asset: ID of an asset; date: YYYY-MM-DD or an ISO 8601 date-time.',
     }),
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     required: Type.Optional(Type.Boolean({ description: 'Entries must carry a value (default false).' })),
@@ -117,7 +132,8 @@ function idsOfType(definitions: FieldDefinition[], fields: Record<string, unknow
   for (const d of definitions.filter((x) => x.type === type && fields[x.key] !== undefined)) {
     const value = fields[d.key];
     if (!Array.isArray(value)) found.push({ field: `fields.${d.key}`, id: String(value) });
-    else for (const [i, id] of value.entries()) found.push({ field: `fields.${d.key}[${i}]`, id: String(id) });
+    else
+      for (const [i, id] of value.entries()) found.push({ field: `fields.${d.key}[${i}]`, id: String(id) });
   }
   return found;
 }
@@ -133,12 +149,14 @@ export async function referenceErrors(
   const references = idsOfType(definitions, fields, 'reference');
   if (references.length) {
     const known = await entryIdsIn(db, workspaceId, [...new Set(references.map((r) => r.id))]);
-    for (const r of references) if (!known.has(r.id)) errors.push({ field: r.field, message: 'names no CMS entry of this workspace' });
+    for (const r of references)
+      if (!known.has(r.id)) errors.push({ field: r.field, message: 'names no CMS entry of this workspace' });
   }
   const assets = idsOfType(definitions, fields, 'asset');
   if (assets.length) {
     const known = await liveAssetIdsIn(db, workspaceId, [...new Set(assets.map((a) => a.id))]);
-    for (const a of assets) if (!known.has(a.id)) errors.push({ field: a.field, message: 'names no asset of this workspace' });
+    for (const a of assets)
+      if (!known.has(a.id)) errors.push({ field: a.field, message: 'names no asset of this workspace' });
   }
   return errors;
 }

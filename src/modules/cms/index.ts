@@ -1,5 +1,4 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import type { CmsTables } from './cms-tables.ts';
 import {
   CmsCollectionSchema,
   CmsEntrySchema,
@@ -9,8 +8,15 @@ import {
   MarketingPostSchema,
 } from './cms-schemas.ts';
 import { cmsCounts } from './cms-store.ts';
+import type { CmsTables } from './cms-tables.ts';
 import { collectionRecord, createCollection, listCmsCollections } from './collections.ts';
-import { createEntry, entryRecord, searchEntriesOperation, updateEntry, updateEntryStatus } from './entries.ts';
+import {
+  createEntry,
+  entryRecord,
+  searchEntriesOperation,
+  updateEntry,
+  updateEntryStatus,
+} from './entries.ts';
 import {
   campaignRecord,
   createMarketingCampaign,
@@ -41,12 +47,24 @@ export const cmsModule: ModuleDefinition<typeof identity, CmsTables> = {
   ],
   recordTypes: [siteRecord, collectionRecord, entryRecord, campaignRecord, postRecord],
   events: [
-    { name: 'cms_site.created', description: 'A CMS site was created; data is the site.', schema: CmsSiteSchema },
-    { name: 'cms_collection.created', description: 'A CMS collection was created; data is the collection with its field definitions.', schema: CmsCollectionSchema },
-    { name: 'entry.created', description: 'A CMS entry was created; data is the entry.', schema: CmsEntrySchema },
+    {
+      name: 'cms_site.created',
+      description: 'A CMS site was created; data is the site.',
+      schema: CmsSiteSchema,
+    },
+    {
+      name: 'cms_collection.created',
+      description: 'A CMS collection was created; data is the collection with its field definitions.',
+      schema: CmsCollectionSchema,
+    },
+    {
+      name: 'entry.created',
+      description: 'A CMS entry was created; data is the entry.',
+      schema: CmsEntrySchema,
+    },
     {
       name: 'entry.updated',
-      description: 'A CMS entry\'s title, slug or fields changed; data is the entry.',
+      description: "A CMS entry's title, slug or fields changed; data is the entry.",
       schema: CmsEntrySchema,
     },
     {
@@ -54,8 +72,23 @@ export const cmsModule: ModuleDefinition<typeof identity, CmsTables> = {
       description: 'A CMS entry moved to another status (e.g. published); data is {entry, previous_status}.',
       schema: EntryStatusChangeSchema,
     },
-    { name: 'marketing_campaign.created', description: 'A marketing campaign was created; data is the campaign.', schema: MarketingCampaignSchema },
-    { name: 'marketing_post.created', description: 'A marketing post was created; data is the post.', schema: MarketingPostSchema },
+    {
+      name: 'marketing_campaign.created',
+      description: 'A marketing campaign was created; data is the campaign.',
+      schema: MarketingCampaignSchema,
+    },
+    {
+      name: 'marketing_post.created',
+      description: 'A marketing post was created; data is the post.',
+      schema: MarketingPostSchema,
+    },
   ],
-  summary: [{ module: 'cms', scope: 'cms:read', key: 'cms', compute: (db, workspaceId) => cmsCounts(db, workspaceId) }],
+  summary: [
+    {
+      module: 'cms',
+      scope: 'cms:read',
+      key: 'cms',
+      compute: (db, workspaceId) => cmsCounts(db, workspaceId),
+    },
+  ],
 };

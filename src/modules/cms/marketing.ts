@@ -6,7 +6,13 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { MarketingCampaignSchema, MarketingPostSchema, campaignStatus, marketingChannel as channel, postStatus } from './cms-schemas.ts';
+import {
+  campaignStatus,
+  marketingChannel as channel,
+  MarketingCampaignSchema,
+  MarketingPostSchema,
+  postStatus,
+} from './cms-schemas.ts';
 import { insertCampaign, insertPost, listCampaigns, listPosts, toCampaign, toPost } from './cms-store.ts';
 import type { MarketingCampaignsTable, MarketingChannel, MarketingPostsTable } from './cms-tables.ts';
 
@@ -52,8 +58,12 @@ export const createMarketingCampaign = defineOperation({
     description: Type.Optional(Type.String({ maxLength: 5000 })),
     channel: Type.Optional(channel),
     status: Type.Optional(campaignStatus),
-    budget_cents: Type.Optional(Type.Integer({ minimum: 0, description: 'Budget in the smallest currency unit.' })),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; default USD.' })),
+    budget_cents: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Budget in the smallest currency unit.' }),
+    ),
+    currency: Type.Optional(
+      Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; default USD.' }),
+    ),
     starts_at: dateTime('ISO 8601 date-time the campaign starts.'),
     ends_at: dateTime('ISO 8601 date-time the campaign ends; not before starts_at.'),
   }),
@@ -82,7 +92,12 @@ export const createMarketingCampaign = defineOperation({
     await insertCampaign(ctx.db, row);
     const campaign = toCampaign(row);
     ctx.audit({ targetType: 'marketing_campaign', targetId: campaign.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'marketing_campaign.created', targetType: 'marketing_campaign', targetId: campaign.id, data: campaign });
+    ctx.emit({
+      name: 'marketing_campaign.created',
+      targetType: 'marketing_campaign',
+      targetId: campaign.id,
+      data: campaign,
+    });
     return { body: { campaign }, createdId: campaign.id };
   },
 });
@@ -105,7 +120,12 @@ export const listMarketingCampaigns = defineOperation({
   rest: { method: 'GET', path: '/v1/marketing/campaigns' },
   responseKey: 'campaigns',
   handler: async (ctx, input) => {
-    const page = await listCampaigns(ctx.db, ctx.workspaceId, input, pageRequest('list_marketing_campaigns', input));
+    const page = await listCampaigns(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_marketing_campaigns', input),
+    );
     return { body: listBody('campaigns', page) };
   },
 });
@@ -119,31 +139,39 @@ export const createMarketingPost = defineOperation({
   summary: 'Create a marketing post',
   description:
     'Creates a marketing post (an email, social post, ad ...), optionally in a campaign (campaign_id) and ' +
-    'pointing at a CMS entry (cms_entry_id); both must exist. channel defaults to the campaign\'s and is ' +
+    "pointing at a CMS entry (cms_entry_id); both must exist. channel defaults to the campaign's and is " +
     'required without one. status defaults to draft; scheduled needs scheduled_at; published sets ' +
     'published_at (default now), which only published posts carry. Send an idempotency_key so a retry ' +
     'returns the same post. Emits marketing_post.created.',
   input: Strict({
-    campaign_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of a marketing campaign (mcmp_...).' })),
+    campaign_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'ID of a marketing campaign (mcmp_...).' }),
+    ),
     channel: Type.Optional(channel),
     title: Type.String({ minLength: 1, maxLength: 500 }),
     body: Type.Optional(Type.String({ maxLength: 100_000 })),
     status: Type.Optional(postStatus),
     scheduled_at: dateTime('ISO 8601 date-time the post goes out; required with status scheduled.'),
     published_at: dateTime('ISO 8601 date-time it went out; only with status published (default now).'),
-    cms_entry_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of the CMS entry it promotes (ent_...).' })),
+    cms_entry_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'ID of the CMS entry it promotes (ent_...).' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/marketing/posts' },
   responseKey: 'post',
   handler: async (ctx, input) => {
-    const campaign = input.campaign_id ? await ctx.requireRecord('marketing_campaign', input.campaign_id) : undefined;
+    const campaign = input.campaign_id
+      ? await ctx.requireRecord('marketing_campaign', input.campaign_id)
+      : undefined;
     if (input.cms_entry_id) await ctx.requireRecord('cms_entry', input.cms_entry_id);
     const status = input.status ?? 'draft';
     const postChannel = (input.channel ?? campaign?.channel) as MarketingChannel | undefined;
     const errors: FieldError[] = [];
     if (!postChannel) errors.push({ field: 'channel', message: 'is required when the post has no campaign' });
-    if (status === 'scheduled' && !input.scheduled_at) errors.push({ field: 'scheduled_at', message: 'is required with status scheduled' });
-    if (input.published_at && status !== 'published') errors.push({ field: 'published_at', message: 'is only allowed with status published' });
+    if (status === 'scheduled' && !input.scheduled_at)
+      errors.push({ field: 'scheduled_at', message: 'is required with status scheduled' });
+    if (input.published_at && status !== 'published')
+      errors.push({ field: 'published_at', message: 'is only allowed with status published' });
     if (errors.length) throw validationFailed(errors);
     const row: MarketingPostsTable = {
       workspace_id: ctx.workspaceId,
@@ -154,7 +182,12 @@ export const createMarketingPost = defineOperation({
       body: input.body ?? null,
       status,
       scheduled_at: input.scheduled_at ? new Date(input.scheduled_at).toISOString() : null,
-      published_at: status === 'published' ? (input.published_at ? new Date(input.published_at).toISOString() : ctx.now) : null,
+      published_at:
+        status === 'published'
+          ? input.published_at
+            ? new Date(input.published_at).toISOString()
+            : ctx.now
+          : null,
       cms_entry_id: input.cms_entry_id ?? null,
       created_at: ctx.now,
       updated_at: ctx.now,

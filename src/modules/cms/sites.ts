@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { uniquely } from '../../core/db-errors.ts';
 import { inputFields } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { CmsSiteSchema } from './cms-schemas.ts';
 import { insertSite, listSites, siteWithDomain, toSite } from './cms-store.ts';
 import type { CmsSitesTable } from './cms-tables.ts';
-import { CmsSiteSchema } from './cms-schemas.ts';
 
 export const siteRecord = defineRecordType({
   type: 'cms_site',
@@ -38,7 +38,11 @@ export const createCmsSite = defineOperation({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     domain: Type.Optional(Type.String({ format: 'hostname', minLength: 1, maxLength: 253 })),
     default_locale: Type.Optional(
-      Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 tag, e.g. en or de-CH.' }),
+      Type.String({
+        pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+        maxLength: 35,
+        description: 'BCP 47 tag, e.g. en or de-CH.',
+      }),
     ),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
   }),
@@ -48,7 +52,8 @@ export const createCmsSite = defineOperation({
     const domain = input.domain?.toLowerCase() ?? null;
     if (domain) {
       const taken = await siteWithDomain(ctx.db, ctx.workspaceId, domain);
-      if (taken) throw validationFailed([{ field: 'domain', message: `is already used by site ${taken.id}` }]);
+      if (taken)
+        throw validationFailed([{ field: 'domain', message: `is already used by site ${taken.id}` }]);
     }
     const row: CmsSitesTable = {
       workspace_id: ctx.workspaceId,

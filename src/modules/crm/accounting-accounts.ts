@@ -9,9 +9,9 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { accountCodeTaken, insertAccount, listAccounts, toAccount } from './accounting-store.ts';
+import { AccountingAccountSchema } from './crm-schemas.ts';
 import { customFieldsInput } from './crm-shared.ts';
 import type { AccountingAccountsTable } from './crm-tables.ts';
-import { AccountingAccountSchema } from './crm-schemas.ts';
 
 export const accountingAccountRecord = defineRecordType({
   type: 'accounting_account',

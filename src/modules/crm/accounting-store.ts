@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { AccountingAccount, JournalEntry } from './crm-schemas.ts';
 import { parseFields } from './crm-shared.ts';
 import type { AccountingAccountsTable, AccountType, JournalEntriesTable } from './crm-tables.ts';
-import type { AccountingAccount, JournalEntry } from './crm-schemas.ts';
 
 export interface JournalLine {
   account_id: string;

@@ -5,8 +5,8 @@ import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { insertCompany, searchCompanies, toCompany } from './crm-store.ts';
 import { CompanySchema } from './crm-schemas.ts';
+import { insertCompany, searchCompanies, toCompany } from './crm-store.ts';
 
 export const companyRecord = defineRecordType({
   type: 'company',
@@ -31,9 +31,13 @@ export const createCompany = defineOperation({
     'duplicates; send an idempotency_key so a retry returns the same company. Writes an audit event and emits company.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
-    domain: Type.Optional(Type.String({ maxLength: 255, description: 'Email or web domain, e.g. acme.com.' })),
+    domain: Type.Optional(
+      Type.String({ maxLength: 255, description: 'Email or web domain, e.g. acme.com.' }),
+    ),
     website: Type.Optional(Type.String({ maxLength: 2048 })),
-    notes: Type.Optional(Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it.' })),
+    notes: Type.Optional(
+      Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it.' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/companies' },
   responseKey: 'company',
@@ -71,7 +75,12 @@ export const searchCompaniesOperation = defineOperation({
   heavy: hasTextQuery,
   responseKey: 'companies',
   handler: async (ctx, input) => {
-    const page = await searchCompanies(ctx.db, ctx.workspaceId, input, pageRequest('search_companies', input));
+    const page = await searchCompanies(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('search_companies', input),
+    );
     return { body: listBody('companies', page) };
   },
 });

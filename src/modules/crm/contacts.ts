@@ -5,8 +5,8 @@ import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { insertContact, searchContacts, toContact } from './crm-store.ts';
 import { ContactSchema } from './crm-schemas.ts';
+import { insertContact, searchContacts, toContact } from './crm-store.ts';
 
 export const contactRecord = defineRecordType({
   type: 'contact',
@@ -34,11 +34,15 @@ export const createContact = defineOperation({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
     phone: Type.Optional(Type.String({ maxLength: 64 })),
-    company_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of an existing company (cmp_...).' })),
+    company_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'ID of an existing company (cmp_...).' }),
+    ),
     company_name: Type.Optional(
       Type.String({ maxLength: 500, description: 'Company name as text, used when no company ID exists.' }),
     ),
-    notes: Type.Optional(Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it.' })),
+    notes: Type.Optional(
+      Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it.' }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/contacts' },
   responseKey: 'contact',

@@ -5,15 +5,15 @@ import {
   AccountingAccountSchema as account,
   CompanySchema as company,
   ContactSchema as contact,
-  DealSchema as deal,
   DealStageChangeSchema,
-  DealStageSchema as stage,
+  DealSchema as deal,
   InvoiceSchema as invoice,
   JournalEntrySchema as journalEntry,
   LeadConversionSchema,
   LeadSchema as lead,
   NoteSchema as note,
   PaymentSchema as payment,
+  DealStageSchema as stage,
 } from './crm-schemas.ts';
 
 export const crmEvents: DomainEventType[] = [

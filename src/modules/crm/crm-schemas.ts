@@ -43,7 +43,16 @@ export const CompanySchema = Resource('Company', {
 export type Company = Static<typeof CompanySchema>;
 
 export const leadStatuses = ['new', 'working', 'qualified', 'disqualified', 'converted'] as const;
-export const leadSources = ['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const;
+export const leadSources = [
+  'manual',
+  'website',
+  'referral',
+  'campaign',
+  'import',
+  'api',
+  'mcp',
+  'other',
+] as const;
 
 export const LeadSchema = Resource('Lead', {
   id: RecordId('lead'),
@@ -182,9 +191,7 @@ export const JournalEntrySchema = Resource('JournalEntry', {
   entry_number: NullableText('JE-2026-0107'),
   status: Enum(['draft', 'posted'] as const),
   memo: NullableText('November subscription revenue'),
-  lines: Type.Array(
-    Shape({ account_id: RecordId('acct'), debit_cents: Cents(), credit_cents: Cents() }),
-  ),
+  lines: Type.Array(Shape({ account_id: RecordId('acct'), debit_cents: Cents(), credit_cents: Cents() })),
   total_cents: Cents('Sum of the debits (equal to the sum of the credits).'),
   custom_fields: customFields,
   posted_at: NullableTimestamp(),

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import type { DB } from '../../db/tables.ts';
-import type { CompaniesTable, ContactsTable } from './crm-tables.ts';
 import type { Company, Contact } from './crm-schemas.ts';
+import type { CompaniesTable, ContactsTable } from './crm-tables.ts';
 
 export function toContact(row: ContactsTable): Contact {
   return {

@@ -6,12 +6,19 @@ import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { Strict } from '../../core/schema.ts';
+import { DealStageSchema } from './crm-schemas.ts';
 import { customFieldsInput } from './crm-shared.ts';
 import type { DealStagesTable } from './crm-tables.ts';
-import { BUILT_IN_KEYS, defaultPosition, findStageByKey, insertDealStage, listStages, toStage } from './deal-store.ts';
-import { DealStageSchema } from './crm-schemas.ts';
+import {
+  BUILT_IN_KEYS,
+  defaultPosition,
+  findStageByKey,
+  insertDealStage,
+  listStages,
+  toStage,
+} from './deal-store.ts';
 
 /** Custom stages only: the built-in ones are not stored (see deal-store.ts) and are read with list_deal_stages. */
 export const dealStageRecord = defineRecordType({

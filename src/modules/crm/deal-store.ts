@@ -11,9 +11,9 @@ import {
 } from '../../core/pagination.ts';
 import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Deal, DealStage } from './crm-schemas.ts';
 import { parseFields } from './crm-shared.ts';
 import type { DealStagesTable, DealsTable, StageKind } from './crm-tables.ts';
-import type { Deal, DealStage } from './crm-schemas.ts';
 
 /**
  * The built-in stages exist in every workspace without being stored: they are constants, so a new

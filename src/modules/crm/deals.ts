@@ -1,22 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import {
-  centsInput,
-  currencyInput,
-  customFieldsInput,
-  type Fields,
-  idInput,
-} from './crm-shared.ts';
+import { DealChangeBodySchema, DealSchema } from './crm-schemas.ts';
+import { centsInput, currencyInput, customFieldsInput, type Fields, idInput } from './crm-shared.ts';
 import type { DealsTable } from './crm-tables.ts';
 import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
-import { DealChangeBodySchema, DealSchema } from './crm-schemas.ts';
 
 export const dealRecord = defineRecordType({
   type: 'deal',
@@ -162,7 +156,12 @@ async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatc
   if (!row) throw notFound('deal');
   const before = toDeal(row);
   const proposed = { ...patch, custom_fields: mergedJson(row.custom_fields, patch.custom_fields) };
-  const { changes: columns } = diffFields(row, proposed, ['amount_cents', 'currency', 'notes', 'custom_fields']);
+  const { changes: columns } = diffFields(row, proposed, [
+    'amount_cents',
+    'currency',
+    'notes',
+    'custom_fields',
+  ]);
   const next: DealsTable = { ...row, ...columns };
   const stage = requestedStage(patch);
   if (stage && stage.key !== row.stage_key) {

@@ -1,5 +1,4 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import type { CrmTables } from './crm-tables.ts';
 import {
   accountingAccountRecord,
   createAccountingAccount,
@@ -9,6 +8,7 @@ import { companyRecord, createCompany, searchCompaniesOperation } from './compan
 import { contactRecord, createContact, searchContactsOperation } from './contacts.ts';
 import { crmEvents } from './crm-events.ts';
 import { crmCounts } from './crm-store.ts';
+import type { CrmTables } from './crm-tables.ts';
 import { createDealStage, dealStageRecord, listDealStages } from './deal-stages.ts';
 import { createDeal, dealRecord, updateDeal, updateDealStage } from './deals.ts';
 import { createInvoice, invoiceRecord, listInvoicesOperation, updateInvoice } from './invoices.ts';
@@ -20,9 +20,9 @@ import {
 } from './journal-entries.ts';
 import { convertLead } from './lead-conversion.ts';
 import { createLead, leadRecord, listLeadsOperation } from './leads.ts';
+import * as crmLedger from './migrations/0003-crm-ledger.ts';
 import { archiveNote, createNote, listNotesOperation, noteRecord, updateNote } from './notes.ts';
 import { paymentRecord, recordPayment } from './payments.ts';
-import * as crmLedger from './migrations/0003-crm-ledger.ts';
 
 const identity = { name: 'crm', scopes: ['crm:read', 'crm:write'] } as const;
 

@@ -2,9 +2,9 @@ import { type Kysely, sql } from 'kysely';
 import { fetchPage, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Invoice, Payment } from './crm-schemas.ts';
 import { parseFields } from './crm-shared.ts';
 import type { InvoiceStatus, InvoicesTable, PaymentsTable } from './crm-tables.ts';
-import type { Invoice, Payment } from './crm-schemas.ts';
 
 export interface LineItem {
   kind: string;

@@ -8,11 +8,8 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import {
-  currencyInput,
-  customFieldsInput,
-  idInput,
-} from './crm-shared.ts';
+import { InvoiceSchema } from './crm-schemas.ts';
+import { currencyInput, customFieldsInput, idInput } from './crm-shared.ts';
 import type { InvoicesTable } from './crm-tables.ts';
 import {
   findInvoice,
@@ -22,7 +19,6 @@ import {
   toInvoice,
   updateInvoiceRow,
 } from './invoice-store.ts';
-import { InvoiceSchema } from './crm-schemas.ts';
 
 export const invoiceRecord = defineRecordType({
   type: 'invoice',

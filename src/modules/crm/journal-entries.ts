@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
@@ -19,13 +19,9 @@ import {
   toJournalEntry,
   updateJournalEntryRow,
 } from './accounting-store.ts';
-import {
-  centsInput,
-  customFieldsInput,
-  idInput,
-} from './crm-shared.ts';
-import type { JournalEntriesTable } from './crm-tables.ts';
 import { JournalEntrySchema } from './crm-schemas.ts';
+import { centsInput, customFieldsInput, idInput } from './crm-shared.ts';
+import type { JournalEntriesTable } from './crm-tables.ts';
 
 export const journalEntryRecord = defineRecordType({
   type: 'journal_entry',
@@ -149,11 +145,7 @@ export const createJournalEntry = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(
-      () => insertJournalEntry(ctx.db, row),
-      'entry_number',
-      duplicate,
-    );
+    await uniquely(() => insertJournalEntry(ctx.db, row), 'entry_number', duplicate);
     const entry = toJournalEntry(row);
     ctx.audit({ targetType: 'journal_entry', targetId: entry.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'journal_entry.created', targetType: 'journal_entry', targetId: entry.id, data: entry });
@@ -234,7 +226,10 @@ export const updateJournalEntry = defineOperation({
     // Nothing of a posted entry changes: only a request restating its current state succeeds.
     if (row.status === 'posted' && changed.length) {
       throw validationFailed([
-        { field: 'journal_entry_id', message: 'is posted; a posted entry cannot be changed (record a reversing entry)' },
+        {
+          field: 'journal_entry_id',
+          message: 'is posted; a posted entry cannot be changed (record a reversing entry)',
+        },
       ]);
     }
     const next: JournalEntriesTable = { ...row, ...changes };

@@ -4,12 +4,12 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { Strict } from '../../core/schema.ts';
+import { type Company, type Contact, type LeadConversion, LeadConversionSchema } from './crm-schemas.ts';
 import { centsInput, currencyInput, idInput } from './crm-shared.ts';
 import { insertCompany, insertContact } from './crm-store.ts';
 import type { LeadsTable } from './crm-tables.ts';
 import { createDealRecord } from './deals.ts';
 import { findLead, toLead, updateLeadRow } from './lead-store.ts';
-import { type Company, type Contact, type LeadConversion, LeadConversionSchema } from './crm-schemas.ts';
 
 interface ConvertInput {
   lead_id: string;

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Lead } from './crm-schemas.ts';
 import { parseFields } from './crm-shared.ts';
 import type { LeadSource, LeadStatus, LeadsTable } from './crm-tables.ts';
-import type { Lead } from './crm-schemas.ts';
 
 const PREFIX_LENGTH = 100;
 

@@ -7,9 +7,9 @@ import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagin
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { LeadSchema } from './crm-schemas.ts';
 import { customFieldsInput } from './crm-shared.ts';
 import { insertLead, listLeads, toLead } from './lead-store.ts';
-import { LeadSchema } from './crm-schemas.ts';
 
 export const leadRecord = defineRecordType({
   type: 'lead',

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Note } from './crm-schemas.ts';
 import { parseFields } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
-import type { Note } from './crm-schemas.ts';
 
 export function toNote(row: NotesTable): Note {
   return {

@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
+import { NoteSchema } from './crm-schemas.ts';
 import { customFieldsInput, idInput } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
 import { findNote, insertNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
-import { NoteSchema } from './crm-schemas.ts';
 
 export const noteRecord = defineRecordType({
   type: 'note',
@@ -136,7 +136,15 @@ const nullableSubject = (what: string) =>
     description: `${what} the note is about; null unlinks it.`,
   });
 
-const NOTE_FIELDS = ['title', 'body', 'contact_id', 'company_id', 'deal_id', 'custom_fields', 'metadata'] as const;
+const NOTE_FIELDS = [
+  'title',
+  'body',
+  'contact_id',
+  'company_id',
+  'deal_id',
+  'custom_fields',
+  'metadata',
+] as const;
 
 export const updateNote = defineOperation({
   name: 'update_note',

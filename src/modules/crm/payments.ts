@@ -1,16 +1,23 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { inputFields, withoutNulls } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { PaymentSchema } from './crm-schemas.ts';
 import { centsInput, currencyInput, customFieldsInput, idInput } from './crm-shared.ts';
 import type { PaymentsTable } from './crm-tables.ts';
-import { addPaymentToInvoice, findInvoice, insertPayment, paymentWithReference, toInvoice, toPayment } from './invoice-store.ts';
-import { PaymentSchema } from './crm-schemas.ts';
+import {
+  addPaymentToInvoice,
+  findInvoice,
+  insertPayment,
+  paymentWithReference,
+  toInvoice,
+  toPayment,
+} from './invoice-store.ts';
 
 export const paymentRecord = defineRecordType({
   type: 'payment',
@@ -128,11 +135,7 @@ export const recordPayment = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(
-      () => insertPayment(ctx.db, row),
-      'provider_reference_id',
-      duplicate,
-    );
+    await uniquely(() => insertPayment(ctx.db, row), 'provider_reference_id', duplicate);
     const payment = toPayment(row);
     ctx.audit({ targetType: 'payment', targetId: payment.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'payment.recorded', targetType: 'payment', targetId: payment.id, data: payment });

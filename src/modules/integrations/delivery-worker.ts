@@ -93,7 +93,10 @@ export async function createDeliveries(
   }
   // In chunks: a relay batch times the endpoints may exceed a statement's parameter limit.
   for (let start = 0; start < rows.length; start += 500) {
-    await db.insertInto('webhook_deliveries').values(rows.slice(start, start + 500)).execute();
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(start, start + 500))
+      .execute();
   }
 }
 

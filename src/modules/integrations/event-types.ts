@@ -4,13 +4,24 @@ import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageInput, pageRequest } from '../../core/pagination.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  encodeCursor,
+  pageInput,
+  pageRequest,
+} from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { MapOf, Strict } from '../../core/schema.ts';
-import { customEventTypesAfter, findEventTypeByKey, insertEventType, toEventType } from './integrations-store.ts';
-import { BuiltinEventTypeSchema, IntegrationEventTypeSchema } from './integration-schemas.ts';
-import { pageBody } from '../../core/response-schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { pageBody } from '../../core/response-schema.ts';
+import { MapOf, Strict } from '../../core/schema.ts';
+import { BuiltinEventTypeSchema, IntegrationEventTypeSchema } from './integration-schemas.ts';
+import {
+  customEventTypesAfter,
+  findEventTypeByKey,
+  insertEventType,
+  toEventType,
+} from './integrations-store.ts';
 
 export const eventTypeRecord = defineRecordType({
   type: 'integration_event_type',
@@ -43,7 +54,9 @@ export const listEventTypes = defineOperation({
     'source or a text query over key and description; paginate with cursor.',
   input: Strict({
     source: Type.Optional(Enum(['builtin', 'custom'] as const)),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text in the key or description.' })),
+    query: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Text in the key or description.' }),
+    ),
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/integrations/events' },
@@ -51,7 +64,9 @@ export const listEventTypes = defineOperation({
   response: pageBody('event_types', Type.Union([BuiltinEventTypeSchema, IntegrationEventTypeSchema])),
   handler: async (ctx, input) => {
     const request = pageRequest('list_integration_event_types', input);
-    const after = request.cursor ? (decodeCursor(request.operation, request.filters, request.cursor, ['string'])[0] as string) : '';
+    const after = request.cursor
+      ? (decodeCursor(request.operation, request.filters, request.cursor, ['string'])[0] as string)
+      : '';
     const limit = request.limit ?? DEFAULT_PAGE_SIZE;
     const text = input.query?.toLowerCase();
     const matches = (key: string, description: string) =>
@@ -61,7 +76,12 @@ export const listEventTypes = defineOperation({
         ? []
         : [...ctx.eventTypes.values()]
             .filter((t) => matches(t.name, t.description))
-            .map((t) => ({ key: t.name, description: t.description, source: 'builtin' as const, schema: plainSchema(t.schema) }));
+            .map((t) => ({
+              key: t.name,
+              description: t.description,
+              source: 'builtin' as const,
+              schema: plainSchema(t.schema),
+            }));
     let custom: ReturnType<typeof toEventType>[] = [];
     if (input.source !== 'builtin') {
       const rows = await customEventTypesAfter(ctx.db, ctx.workspaceId, after);
@@ -70,7 +90,8 @@ export const listEventTypes = defineOperation({
     const all = [...builtin, ...custom].sort((a, b) => (a.key < b.key ? -1 : 1));
     const items = all.slice(0, limit);
     const body: Record<string, unknown> = { event_types: items };
-    if (all.length > limit) body.next_cursor = encodeCursor(request.operation, request.filters, [items[items.length - 1]!.key]);
+    if (all.length > limit)
+      body.next_cursor = encodeCursor(request.operation, request.filters, [items[items.length - 1]!.key]);
     return { body };
   },
 });
@@ -106,11 +127,16 @@ export const registerEventType = defineOperation({
       throw validationFailed([{ field: 'key', message: 'is a built-in event type' }]);
     }
     const existing = await findEventTypeByKey(ctx.db, ctx.workspaceId, input.key);
-    if (existing) throw validationFailed([{ field: 'key', message: `is already registered (${existing.id})` }]);
+    if (existing)
+      throw validationFailed([{ field: 'key', message: `is already registered (${existing.id})` }]);
     if (input.schema && !schemaChecker.validateSchema(input.schema)) {
       const problem = schemaChecker.errors?.[0];
       throw validationFailed([
-        { field: 'schema', message: `is not a valid JSON Schema: ${problem?.instancePath || '(root)'} ${problem?.message ?? ''}`.trim() },
+        {
+          field: 'schema',
+          message:
+            `is not a valid JSON Schema: ${problem?.instancePath || '(root)'} ${problem?.message ?? ''}`.trim(),
+        },
       ]);
     }
     const row = {
@@ -125,7 +151,12 @@ export const registerEventType = defineOperation({
     await insertEventType(ctx.db, row);
     const eventType = toEventType(row);
     ctx.audit({ targetType: 'integration_event_type', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'integration_event_type.registered', targetType: 'integration_event_type', targetId: row.id, data: eventType });
+    ctx.emit({
+      name: 'integration_event_type.registered',
+      targetType: 'integration_event_type',
+      targetId: row.id,
+      data: eventType,
+    });
     return { body: { event_type: eventType }, createdId: row.id };
   },
 });

@@ -56,7 +56,9 @@ export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>;
 /** The endpoint as create and a secret rotation return it: with its signing secret, shown only there. */
 export const WebhookEndpointWithSecretSchema = Resource('WebhookEndpointWithSecret', {
   ...endpointProperties,
-  secret: Type.Optional(Text('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'The signing secret (create, rotation).')),
+  secret: Type.Optional(
+    Text('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'The signing secret (create, rotation).'),
+  ),
 });
 
 export const WebhookDeliverySchema = Resource('WebhookDelivery', {

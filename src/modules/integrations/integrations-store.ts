@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import { fetchPage, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { IntegrationEventType, WebhookDelivery, WebhookEndpoint } from './integration-schemas.ts';
 import type {
   IntegrationEventTypesTable,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from './integrations-tables.ts';
-import type { IntegrationEventType, WebhookDelivery, WebhookEndpoint } from './integration-schemas.ts';
 
 export function toEventType(row: IntegrationEventTypesTable): IntegrationEventType {
   return {
@@ -68,16 +68,28 @@ export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttempt
   };
 }
 
-export const insertEndpoint = (db: Kysely<DB>, row: WebhookEndpointsTable) => insertRows(db, 'webhook_endpoints', row);
-export const insertDelivery = (db: Kysely<DB>, row: WebhookDeliveriesTable) => insertRows(db, 'webhook_deliveries', row);
+export const insertEndpoint = (db: Kysely<DB>, row: WebhookEndpointsTable) =>
+  insertRows(db, 'webhook_endpoints', row);
+export const insertDelivery = (db: Kysely<DB>, row: WebhookDeliveriesTable) =>
+  insertRows(db, 'webhook_deliveries', row);
 export const insertEventType = (db: Kysely<DB>, row: IntegrationEventTypesTable) =>
   insertRows(db, 'integration_event_types', row);
 
-export function updateEndpointRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<WebhookEndpointsTable>) {
+export function updateEndpointRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<WebhookEndpointsTable>,
+) {
   return updateRow(db, 'webhook_endpoints', workspaceId, id, changes);
 }
 
-export function listEndpointRows(db: Kysely<DB>, workspaceId: string, filters: { status?: string }, page: PageRequest) {
+export function listEndpointRows(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: { status?: string },
+  page: PageRequest,
+) {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status as WebhookEndpointsTable['status']);
   return fetchPage(query, page);
@@ -99,7 +111,11 @@ export async function listEndpointDeliveries(
   if (filters.status) query = query.where('status', '=', filters.status as WebhookDeliveriesTable['status']);
   if (filters.event_type) query = query.where('event_type', '=', filters.event_type);
   const result = await fetchPage(query, page);
-  const attempts = await attemptsOf(db, workspaceId, result.items.map((row) => row.id));
+  const attempts = await attemptsOf(
+    db,
+    workspaceId,
+    result.items.map((row) => row.id),
+  );
   return { ...result, items: result.items.map((row) => toDelivery(row, attempts.get(row.id) ?? [])) };
 }
 
@@ -115,7 +131,11 @@ export function customEventTypesAfter(db: Kysely<DB>, workspaceId: string, after
 }
 
 /** Of these keys, those the workspace registered as custom event types. */
-export async function customEventTypeKeys(db: Kysely<DB>, workspaceId: string, keys: string[]): Promise<Set<string>> {
+export async function customEventTypeKeys(
+  db: Kysely<DB>,
+  workspaceId: string,
+  keys: string[],
+): Promise<Set<string>> {
   if (!keys.length) return new Set();
   const rows = await db
     .selectFrom('integration_event_types')

@@ -7,7 +7,11 @@ import { Webhook } from 'standardwebhooks';
 import type { DB } from '../../db/tables.ts';
 
 /** A value of the installation table, generated and stored on first use (concurrent first uses agree). */
-export async function installationValue(db: Kysely<DB>, key: string, generate: () => string): Promise<string> {
+export async function installationValue(
+  db: Kysely<DB>,
+  key: string,
+  generate: () => string,
+): Promise<string> {
   const read = () => db.selectFrom('installation').select('value').where('key', '=', key).executeTakeFirst();
   const existing = await read();
   if (existing) return existing.value;
@@ -20,7 +24,9 @@ export async function installationValue(db: Kysely<DB>, key: string, generate: (
 }
 
 async function encryptionKey(db: Kysely<DB>): Promise<Buffer> {
-  const value = await installationValue(db, 'secret_encryption_key', () => randomBytes(32).toString('base64'));
+  const value = await installationValue(db, 'secret_encryption_key', () =>
+    randomBytes(32).toString('base64'),
+  );
   return Buffer.from(value, 'base64');
 }
 
@@ -46,10 +52,17 @@ export async function openSecret(db: Kysely<DB>, sealed: string): Promise<string
  * Standard Webhooks headers: webhook-id, webhook-timestamp and webhook-signature "v1,<base64 HMAC-SHA256
  * of id.timestamp.body>", one signature per secret (two during a rotation's overlap), space-separated.
  */
-export function signedHeaders(secrets: string[], messageId: string, timestamp: Date, body: string): Record<string, string> {
+export function signedHeaders(
+  secrets: string[],
+  messageId: string,
+  timestamp: Date,
+  body: string,
+): Record<string, string> {
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(messageId, timestamp, body)).join(' '),
+    'webhook-signature': secrets
+      .map((secret) => new Webhook(secret).sign(messageId, timestamp, body))
+      .join(' '),
   };
 }

@@ -3,13 +3,19 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { Enum } from '../../core/resource-schema.ts';
+import { oneRecordBody, pageBody } from '../../core/response-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { attemptDelivery, eventBody } from './delivery-worker.ts';
-import { findEndpoint, insertDelivery, listEndpointDeliveries, loadDelivery, toDelivery } from './integrations-store.ts';
-import type { WebhookDeliveriesTable } from './integrations-tables.ts';
-import { oneRecordBody, pageBody } from '../../core/response-schema.ts';
-import { Enum } from '../../core/resource-schema.ts';
 import { WebhookDeliverySchema } from './integration-schemas.ts';
+import {
+  findEndpoint,
+  insertDelivery,
+  listEndpointDeliveries,
+  loadDelivery,
+  toDelivery,
+} from './integrations-store.ts';
+import type { WebhookDeliveriesTable } from './integrations-tables.ts';
 
 const webhookId = Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' });
 // The worker's sweep must not pick up a test delivery while the call itself is sending it.
@@ -27,9 +33,7 @@ export const listDeliveries = defineOperation({
     'canceled) and event_type. Use it to debug a receiver; a pending delivery shows when it is retried.',
   input: Strict({
     webhook_id: webhookId,
-    status: Type.Optional(
-      Enum(['pending', 'succeeded', 'failed', 'canceled'] as const),
-    ),
+    status: Type.Optional(Enum(['pending', 'succeeded', 'failed', 'canceled'] as const)),
     event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     ...pageInput,
   }),
@@ -52,8 +56,8 @@ export const sendTestEvent = defineOperation({
   summary: 'Send a test event to a webhook endpoint',
   description:
     'Sends a webhook.test event to one endpoint right away (even a disabled one) and returns the delivery ' +
-    'with its first attempt\'s outcome (status code, duration, error, response excerpt). A failed test ' +
-    'delivery is retried on the normal schedule. Use it to check a receiver\'s URL and signature checks.',
+    "with its first attempt's outcome (status code, duration, error, response excerpt). A failed test " +
+    "delivery is retried on the normal schedule. Use it to check a receiver's URL and signature checks.",
   input: Strict({ webhook_id: webhookId }),
   rest: { method: 'POST', path: '/v1/webhooks/{webhook_id}/test' },
   responseKey: 'delivery',

@@ -1,15 +1,16 @@
-import { oneRecordBody } from '../../core/response-schema.ts';
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { checkOutboundUrl, OutboundRefused, outboundPolicy } from '../../core/outbound-url.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { oneRecordBody } from '../../core/response-schema.ts';
+import { Strict } from '../../core/schema.ts';
+import { WebhookEndpointSchema, WebhookEndpointWithSecretSchema } from './integration-schemas.ts';
 import {
   customEventTypeKeys,
   findEndpoint,
@@ -20,7 +21,6 @@ import {
 } from './integrations-store.ts';
 import type { WebhookEndpointsTable } from './integrations-tables.ts';
 import { newSigningSecret, openSecret, sealSecret } from './secrets.ts';
-import { WebhookEndpointSchema, WebhookEndpointWithSecretSchema } from './integration-schemas.ts';
 
 const endpointWithSecretBody = oneRecordBody('webhook', WebhookEndpointWithSecretSchema);
 
@@ -37,7 +37,12 @@ export const endpointRecord = defineRecordType({
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const status = Enum(['active', 'disabled'] as const);
-const url = Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'http(s) URL that receives the POSTs.' });
+const url = Type.String({
+  format: 'uri',
+  minLength: 1,
+  maxLength: 2048,
+  description: 'http(s) URL that receives the POSTs.',
+});
 const eventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: 200,
@@ -57,7 +62,8 @@ export async function checkUrl(ctx: OperationContext, value: string, field: stri
 
 async function checkEventTypes(ctx: OperationContext, keys: string[]): Promise<void> {
   if (keys.includes('*')) {
-    if (keys.length > 1) throw validationFailed([{ field: 'event_types', message: '"*" must be the only entry' }]);
+    if (keys.length > 1)
+      throw validationFailed([{ field: 'event_types', message: '"*" must be the only entry' }]);
     return;
   }
   const unknown = keys.filter((key) => !ctx.eventTypes.has(key));
@@ -66,7 +72,10 @@ async function checkEventTypes(ctx: OperationContext, keys: string[]): Promise<v
   const missing = unknown.filter((key) => !known.has(key));
   if (missing.length) {
     throw validationFailed(
-      missing.map((key) => ({ field: `event_types[${keys.indexOf(key)}]`, message: `${key} is not in the event catalogue` })),
+      missing.map((key) => ({
+        field: `event_types[${keys.indexOf(key)}]`,
+        message: `${key} is not in the event catalogue`,
+      })),
     );
   }
 }
@@ -118,7 +127,12 @@ export const createEndpoint = defineOperation({
     await insertEndpoint(ctx.db, row);
     const webhook = toEndpoint(row);
     ctx.audit({ targetType: 'webhook_endpoint', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: row.id, data: webhook });
+    ctx.emit({
+      name: 'webhook_endpoint.created',
+      targetType: 'webhook_endpoint',
+      targetId: row.id,
+      data: webhook,
+    });
     return { body: { webhook: { ...webhook, secret } }, createdId: row.id };
   },
 });
@@ -136,7 +150,12 @@ export const listEndpoints = defineOperation({
   rest: { method: 'GET', path: '/v1/webhooks' },
   responseKey: 'webhooks',
   handler: async (ctx, input) => {
-    const page = await listEndpointRows(ctx.db, ctx.workspaceId, input, pageRequest('list_webhook_endpoints', input));
+    const page = await listEndpointRows(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_webhook_endpoints', input),
+    );
     return { body: listBody('webhooks', { ...page, items: page.items.map(toEndpoint) }) };
   },
 });
@@ -148,7 +167,7 @@ export const updateEndpoint = defineOperation({
   kind: 'update',
   summary: 'Update a webhook endpoint',
   description:
-    'Changes an endpoint\'s url, description, event_types or status (disabled stops deliveries; active ' +
+    "Changes an endpoint's url, description, event_types or status (disabled stops deliveries; active " +
     're-enables it), and/or rotates its signing secret with rotate_secret true: the response then carries ' +
     'the new secret, and the old one keeps signing alongside it for 24 hours so receivers can switch over. ' +
     'Writes an audit event and emits webhook_endpoint.updated.',
@@ -173,7 +192,8 @@ export const updateEndpoint = defineOperation({
     const proposed = { ...input, event_types: input.event_types && JSON.stringify(input.event_types) };
     const { changes, changed } = diffFields(row, proposed, ['url', 'description', 'event_types', 'status']);
     const set: Partial<WebhookEndpointsTable> = { ...changes, updated_at: ctx.now };
-    if (changes.status !== undefined) set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
+    if (changes.status !== undefined)
+      set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
     let secret: string | undefined;
     if (rotate) {
       secret = newSigningSecret();
@@ -186,7 +206,12 @@ export const updateEndpoint = defineOperation({
     if (changed.length === 0) return { body: { webhook: toEndpoint(row) } };
     await updateEndpointRow(ctx.db, ctx.workspaceId, id, set);
     const webhook = toEndpoint({ ...row, ...set });
-    ctx.emit({ name: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, data: webhook });
+    ctx.emit({
+      name: 'webhook_endpoint.updated',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      data: webhook,
+    });
     return { body: { webhook: secret ? { ...webhook, secret } : webhook } };
   },
 });

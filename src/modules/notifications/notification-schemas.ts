@@ -58,7 +58,10 @@ export const NotificationRuleSchema = Resource('NotificationRule', {
     Shape({
       field: Text('stage'),
       operator: Enum(['equals', 'in'] as const),
-      value: Type.Unknown({ description: 'A scalar (equals) or a list of scalars (in).', examples: ['negotiation'] }),
+      value: Type.Unknown({
+        description: 'A scalar (equals) or a list of scalars (in).',
+        examples: ['negotiation'],
+      }),
     }),
   ),
   recipient_ids: Type.Array(Type.String(), { examples: [['usr_ada']] }),
@@ -88,6 +91,9 @@ export type NotificationSubscription = Static<typeof NotificationSubscriptionSch
 export const NewNotificationSubscriptionSchema = Resource('NewNotificationSubscription', {
   ...subscriptionProperties,
   secret: Type.Optional(
-    Text('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'Webhook channel only: the signing secret, shown only here.'),
+    Text(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'Webhook channel only: the signing secret, shown only here.',
+    ),
   ),
 });

@@ -6,6 +6,12 @@ import { fetchPage, type PageRequest } from '../../core/pagination.ts';
 import { updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type {
+  Notification,
+  NotificationPreference,
+  NotificationRule,
+  NotificationSubscription,
+} from './notification-schemas.ts';
+import type {
   Channel,
   NotificationDeliveriesTable,
   NotificationPreferencesTable,
@@ -13,7 +19,6 @@ import type {
   NotificationSubscriptionsTable,
   NotificationsTable,
 } from './notifications-tables.ts';
-import type { Notification, NotificationPreference, NotificationRule, NotificationSubscription } from './notification-schemas.ts';
 
 export const CHANNELS: Channel[] = ['in_app', 'web_push', 'webhook'];
 
@@ -107,7 +112,13 @@ export interface NewNotification {
  * wins: recipient and event type, recipient and any event, workspace and event type, workspace and any
  * event; no preference means enabled.
  */
-async function enabledChannels(db: Kysely<DB>, workspaceId: string, recipientId: string, eventType: string | null, channels: Channel[]) {
+async function enabledChannels(
+  db: Kysely<DB>,
+  workspaceId: string,
+  recipientId: string,
+  eventType: string | null,
+  channels: Channel[],
+) {
   const rows = await db
     .selectFrom('notification_preferences')
     .selectAll()
@@ -116,7 +127,8 @@ async function enabledChannels(db: Kysely<DB>, workspaceId: string, recipientId:
     .where('event_type', 'in', eventType ? [eventType, '*'] : ['*'])
     .where('channel', 'in', channels)
     .execute();
-  const rank = (row: NotificationPreferencesTable) => (row.recipient_key === '*' ? 2 : 0) + (row.event_type === '*' ? 1 : 0);
+  const rank = (row: NotificationPreferencesTable) =>
+    (row.recipient_key === '*' ? 2 : 0) + (row.event_type === '*' ? 1 : 0);
   return channels.filter((channel) => {
     const best = rows.filter((row) => row.channel === channel).sort((a, b) => rank(a) - rank(b))[0];
     return best ? best.enabled === 1 : true;
@@ -124,9 +136,20 @@ async function enabledChannels(db: Kysely<DB>, workspaceId: string, recipientId:
 }
 
 /** Stores a notification and its pending deliveries; the caller audits and emits. */
-export async function insertNotification(db: Kysely<DB>, workspaceId: string, input: NewNotification, now: string) {
+export async function insertNotification(
+  db: Kysely<DB>,
+  workspaceId: string,
+  input: NewNotification,
+  now: string,
+) {
   const channels = [...new Set(input.channels)];
-  const enabled = await enabledChannels(db, workspaceId, input.recipient_id, input.event_type ?? null, channels);
+  const enabled = await enabledChannels(
+    db,
+    workspaceId,
+    input.recipient_id,
+    input.event_type ?? null,
+    channels,
+  );
   const pushChannels = enabled.filter((c): c is 'web_push' | 'webhook' => c !== 'in_app');
   const subscriptions = pushChannels.length
     ? await db
@@ -181,14 +204,25 @@ export async function insertNotification(db: Kysely<DB>, workspaceId: string, in
 
 export { findRow } from '../../db/find-row.ts';
 
-export function updateNotificationRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<NotificationsTable>) {
+export function updateNotificationRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<NotificationsTable>,
+) {
   return updateRow(db, 'notifications', workspaceId, id, changes);
 }
 
 export async function notificationsPage(
   db: Kysely<DB>,
   workspaceId: string,
-  filters: { recipient_id?: string; status?: string; event_type?: string; source_type?: string; source_id?: string },
+  filters: {
+    recipient_id?: string;
+    status?: string;
+    event_type?: string;
+    source_type?: string;
+    source_id?: string;
+  },
   page: PageRequest,
 ) {
   let query = db.selectFrom('notifications').selectAll().where('workspace_id', '=', workspaceId);

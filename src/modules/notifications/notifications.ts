@@ -4,8 +4,9 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { FreeFields, Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { FreeFields, Strict } from '../../core/schema.ts';
+import { NotificationSchema } from './notification-schemas.ts';
 import {
   CHANNELS,
   findRow,
@@ -14,7 +15,6 @@ import {
   toNotification,
   updateNotificationRow,
 } from './notification-store.ts';
-import { NotificationSchema } from './notification-schemas.ts';
 
 export const notificationRecord = defineRecordType({
   type: 'notification',
@@ -29,7 +29,11 @@ export const notificationRecord = defineRecordType({
 
 export const channel = Enum(CHANNELS);
 export const channels = Type.Array(channel, { minItems: 1, maxItems: 3, uniqueItems: true });
-export const recipientId = Type.String({ minLength: 1, maxLength: 255, description: 'The user or agent ID that receives it.' });
+export const recipientId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'The user or agent ID that receives it.',
+});
 const status = Enum(['pending', 'delivered', 'suppressed', 'read', 'archived'] as const);
 
 export const createNotification = defineOperation({
@@ -42,16 +46,20 @@ export const createNotification = defineOperation({
   description:
     'Creates a notification for one recipient: title, body, the source object (source_type and source_id of ' +
     'an existing record), the event context and channels (in_app, web_push, webhook; default all). The ' +
-    'recipient\'s preferences are applied: disabled channels are skipped, and a notification with no ' +
+    "recipient's preferences are applied: disabled channels are skipped, and a notification with no " +
     'channel left (or nothing to carry it) is stored as suppressed. Web push and webhook subscriptions of ' +
     'the recipient get a delivery each. Emits notification.created.',
   input: Strict({
     recipient_id: recipientId,
     title: Type.String({ minLength: 1, maxLength: 500 }),
     body: Type.Optional(Type.String({ maxLength: 5000 })),
-    source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Record type, e.g. task.' })),
+    source_type: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Record type, e.g. task.' }),
+    ),
     source_id: Type.Optional(Type.String({ minLength: 1 })),
-    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The event that caused it.' })),
+    event_type: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'The event that caused it.' }),
+    ),
     event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     channels: Type.Optional(channels),
     metadata: Type.Optional(FreeFields('Free context for the client (a link, an icon).')),
@@ -65,9 +73,19 @@ export const createNotification = defineOperation({
     }
     // The source must be a record of this workspace (resource_not_found otherwise).
     if (input.source_type && input.source_id) await ctx.requireRecord(input.source_type, input.source_id);
-    const notification = await insertNotification(ctx.db, ctx.workspaceId, { ...input, channels: input.channels ?? CHANNELS }, ctx.now);
+    const notification = await insertNotification(
+      ctx.db,
+      ctx.workspaceId,
+      { ...input, channels: input.channels ?? CHANNELS },
+      ctx.now,
+    );
     ctx.audit({ targetType: 'notification', targetId: notification.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'notification.created', targetType: 'notification', targetId: notification.id, data: notification });
+    ctx.emit({
+      name: 'notification.created',
+      targetType: 'notification',
+      targetId: notification.id,
+      data: notification,
+    });
     return { body: { notification }, createdId: notification.id };
   },
 });
@@ -92,7 +110,12 @@ export const listNotifications = defineOperation({
   rest: { method: 'GET', path: '/v1/notifications' },
   responseKey: 'notifications',
   handler: async (ctx, input) => {
-    const page = await notificationsPage(ctx.db, ctx.workspaceId, input, pageRequest('list_notifications', input));
+    const page = await notificationsPage(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_notifications', input),
+    );
     return { body: listBody('notifications', page) };
   },
 });
@@ -130,7 +153,12 @@ export const updateNotification = defineOperation({
     const set = { ...changes, updated_at: ctx.now };
     await updateNotificationRow(ctx.db, ctx.workspaceId, row.id, set);
     const notification = toNotification({ ...row, ...set });
-    ctx.emit({ name: 'notification.updated', targetType: 'notification', targetId: row.id, data: notification });
+    ctx.emit({
+      name: 'notification.updated',
+      targetType: 'notification',
+      targetId: row.id,
+      data: notification,
+    });
     return { body: { notification } };
   },
 });

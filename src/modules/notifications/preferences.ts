@@ -6,11 +6,11 @@ import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
+import { NotificationPreferenceSchema } from './notification-schemas.ts';
 import { findRow, toPreference } from './notification-store.ts';
-import { insertPreference, preferenceByKey, preferencesPage, updatePreferenceRow } from './settings-store.ts';
 import { channel, recipientId } from './notifications.ts';
 import type { NotificationPreferencesTable } from './notifications-tables.ts';
-import { NotificationPreferenceSchema } from './notification-schemas.ts';
+import { insertPreference, preferenceByKey, preferencesPage, updatePreferenceRow } from './settings-store.ts';
 
 export const preferenceRecord = defineRecordType({
   type: 'notification_preference',
@@ -49,7 +49,12 @@ export const listPreferences = defineOperation({
   rest: { method: 'GET', path: '/v1/notifications/preferences' },
   responseKey: 'preferences',
   handler: async (ctx, input) => {
-    const page = await preferencesPage(ctx.db, ctx.workspaceId, input, pageRequest('list_notification_preferences', input));
+    const page = await preferencesPage(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_notification_preferences', input),
+    );
     return { body: listBody('preferences', page) };
   },
 });
@@ -75,24 +80,50 @@ export const upsertPreference = defineOperation({
   responseKey: 'preference',
   upsert: true,
   handler: async (ctx, input) => {
-    const key = { recipient_key: input.recipient_id ?? '*', channel: input.channel, event_type: input.event_type ?? '*' };
+    const key = {
+      recipient_key: input.recipient_id ?? '*',
+      channel: input.channel,
+      event_type: input.event_type ?? '*',
+    };
     const existing = await preferenceByKey(ctx.db, ctx.workspaceId, key);
     const enabled = input.enabled ? 1 : 0;
     if (existing) {
       const { changes, changed } = diffFields(existing, { enabled }, ['enabled']);
-      ctx.audit({ targetType: 'notification_preference', targetId: existing.id, action: 'update', changedFields: changed });
+      ctx.audit({
+        targetType: 'notification_preference',
+        targetId: existing.id,
+        action: 'update',
+        changedFields: changed,
+      });
       if (changed.length === 0) return { body: { preference: toPreference(existing) } };
       await updatePreferenceRow(ctx.db, ctx.workspaceId, existing.id, { ...changes, updated_at: ctx.now });
     }
     const row: NotificationPreferencesTable = existing
       ? { ...existing, enabled, updated_at: ctx.now }
-      : { workspace_id: ctx.workspaceId, id: newId('npref'), ...key, enabled, created_at: ctx.now, updated_at: ctx.now };
+      : {
+          workspace_id: ctx.workspaceId,
+          id: newId('npref'),
+          ...key,
+          enabled,
+          created_at: ctx.now,
+          updated_at: ctx.now,
+        };
     if (!existing) {
       await insertPreference(ctx.db, row);
-      ctx.audit({ targetType: 'notification_preference', targetId: row.id, action: 'create', changedFields: inputFields(input) });
+      ctx.audit({
+        targetType: 'notification_preference',
+        targetId: row.id,
+        action: 'create',
+        changedFields: inputFields(input),
+      });
     }
     const preference = toPreference(row);
-    ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
+    ctx.emit({
+      name: 'notification_preference.updated',
+      targetType: 'notification_preference',
+      targetId: row.id,
+      data: preference,
+    });
     return { body: { preference }, ...(existing ? {} : { status: 201 }) };
   },
 });
@@ -123,7 +154,12 @@ export const patchPreference = defineOperation({
     const set = { ...changes, updated_at: ctx.now };
     await updatePreferenceRow(ctx.db, ctx.workspaceId, row.id, set);
     const preference = toPreference({ ...row, ...set });
-    ctx.emit({ name: 'notification_preference.updated', targetType: 'notification_preference', targetId: row.id, data: preference });
+    ctx.emit({
+      name: 'notification_preference.updated',
+      targetType: 'notification_preference',
+      targetId: row.id,
+      data: preference,
+    });
     return { body: { preference } };
   },
 });

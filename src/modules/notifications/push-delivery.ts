@@ -60,15 +60,13 @@ export async function attemptNotificationDelivery(
   if (subscription.status !== 'active') {
     const now = started.toISOString();
     await guard(
-      db
-        .updateTable('notification_deliveries')
-        .set({
-          status: 'canceled',
-          next_attempt_at: null,
-          last_error: 'the subscription is disabled',
-          updated_at: now,
-          completed_at: now,
-        }),
+      db.updateTable('notification_deliveries').set({
+        status: 'canceled',
+        next_attempt_at: null,
+        last_error: 'the subscription is disabled',
+        updated_at: now,
+        completed_at: now,
+      }),
     ).execute();
     return;
   }

@@ -1,19 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { Strict } from '../../core/schema.ts';
 import { findEventTypeByKey } from '../integrations/integrations-store.ts';
+import { NotificationRuleSchema } from './notification-schemas.ts';
 import { CHANNELS, findRow, toRule } from './notification-store.ts';
-import { insertRule, rulesPage, updateRuleRow } from './settings-store.ts';
 import { channels, recipientId } from './notifications.ts';
 import type { NotificationRulesTable } from './notifications-tables.ts';
-import { NotificationRuleSchema } from './notification-schemas.ts';
+import { insertRule, rulesPage, updateRuleRow } from './settings-store.ts';
 
 export const ruleRecord = defineRecordType({
   type: 'notification_rule',
@@ -30,35 +30,56 @@ const scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Nu
 const path = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$', maxLength: 200 });
 const condition = Type.Union([
   Strict({ field: path, operator: Type.Literal('equals'), value: scalar }),
-  Strict({ field: path, operator: Type.Literal('in'), value: Type.Array(scalar, { minItems: 1, maxItems: 100 }) }),
+  Strict({
+    field: path,
+    operator: Type.Literal('in'),
+    value: Type.Array(scalar, { minItems: 1, maxItems: 100 }),
+  }),
 ]);
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  event_type: Type.String({ minLength: 1, maxLength: 100, description: 'The domain event type, e.g. task.completed.' }),
+  event_type: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'The domain event type, e.g. task.completed.',
+  }),
   conditions: Type.Array(condition, {
     maxItems: 20,
     description: 'All must hold; field is a dotted path in the event data (status, assignee_id, ...).',
   }),
   recipient_ids: Type.Array(recipientId, { maxItems: 100, uniqueItems: true }),
-  recipient_field: Type.Union([path, Type.Null()], { description: 'Path in the event data holding a recipient ID (assignee_id).' }),
+  recipient_field: Type.Union([path, Type.Null()], {
+    description: 'Path in the event data holding a recipient ID (assignee_id).',
+  }),
   channels,
-  title: Type.String({ minLength: 1, maxLength: 500, description: 'Template: {{path}} inserts a value of the event data.' }),
+  title: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    description: 'Template: {{path}} inserts a value of the event data.',
+  }),
   body: Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
   status: Enum(['active', 'disabled'] as const),
 };
 
 async function checkEventType(ctx: OperationContext, eventType: string): Promise<void> {
   if (eventType.startsWith('notification')) {
-    throw validationFailed([{ field: 'event_type', message: 'cannot be a notification event (a rule must not trigger itself)' }]);
+    throw validationFailed([
+      { field: 'event_type', message: 'cannot be a notification event (a rule must not trigger itself)' },
+    ]);
   }
   if (ctx.eventTypes.has(eventType)) return;
   const custom = await findEventTypeByKey(ctx.db, ctx.workspaceId, eventType);
-  if (!custom) throw validationFailed([{ field: 'event_type', message: 'is not in the event catalogue (list_integration_event_types)' }]);
+  if (!custom)
+    throw validationFailed([
+      { field: 'event_type', message: 'is not in the event catalogue (list_integration_event_types)' },
+    ]);
 }
 
 function checkRecipients(ids: string[], field: string | null): void {
   if (ids.length === 0 && !field) {
-    throw validationFailed([{ field: 'recipient_ids', message: 'send recipient_ids and/or recipient_field' }]);
+    throw validationFailed([
+      { field: 'recipient_ids', message: 'send recipient_ids and/or recipient_field' },
+    ]);
   }
 }
 
@@ -68,12 +89,22 @@ export const listRules = defineOperation({
   scopes: ['notifications:read'],
   kind: 'read',
   summary: 'List notification rules',
-  description: 'Lists notification rules, newest first, filtered by event_type and status (active, disabled).',
-  input: Strict({ event_type: Type.Optional(fields.event_type), status: Type.Optional(fields.status), ...pageInput }),
+  description:
+    'Lists notification rules, newest first, filtered by event_type and status (active, disabled).',
+  input: Strict({
+    event_type: Type.Optional(fields.event_type),
+    status: Type.Optional(fields.status),
+    ...pageInput,
+  }),
   rest: { method: 'GET', path: '/v1/notifications/rules' },
   responseKey: 'rules',
   handler: async (ctx, input) => {
-    const page = await rulesPage(ctx.db, ctx.workspaceId, input, pageRequest('list_notification_rules', input));
+    const page = await rulesPage(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_notification_rules', input),
+    );
     return { body: listBody('rules', page) };
   },
 });
@@ -124,12 +155,27 @@ export const createRule = defineOperation({
     await insertRule(ctx.db, row);
     const rule = toRule(row);
     ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'notification_rule.created', targetType: 'notification_rule', targetId: row.id, data: rule });
+    ctx.emit({
+      name: 'notification_rule.created',
+      targetType: 'notification_rule',
+      targetId: row.id,
+      data: rule,
+    });
     return { body: { rule }, createdId: row.id };
   },
 });
 
-const RULE_FIELDS = ['name', 'event_type', 'conditions', 'recipient_ids', 'recipient_field', 'channels', 'title', 'body', 'status'];
+const RULE_FIELDS = [
+  'name',
+  'event_type',
+  'conditions',
+  'recipient_ids',
+  'recipient_field',
+  'channels',
+  'title',
+  'body',
+  'status',
+];
 
 export const updateRule = defineOperation({
   name: 'update_notification_rule',
@@ -138,7 +184,7 @@ export const updateRule = defineOperation({
   kind: 'update',
   summary: 'Update a notification rule',
   description:
-    'Changes a rule\'s name, event_type, conditions, recipients, channels, templates or status (disabled ' +
+    "Changes a rule's name, event_type, conditions, recipients, channels, templates or status (disabled " +
     'rules create nothing). Lists replace the previous lists. Emits notification_rule.updated.',
   input: Strict({
     rule_id: Type.String({ minLength: 1, description: 'ID of the rule (nrule_...).' }),
@@ -185,7 +231,13 @@ export const updateRule = defineOperation({
     }
     const rule = toRule(next);
     ctx.audit({ targetType: 'notification_rule', targetId: row.id, changedFields: changed });
-    if (changed.length) ctx.emit({ name: 'notification_rule.updated', targetType: 'notification_rule', targetId: row.id, data: rule });
+    if (changed.length)
+      ctx.emit({
+        name: 'notification_rule.updated',
+        targetType: 'notification_rule',
+        targetId: row.id,
+        data: rule,
+      });
     return { body: { rule } };
   },
 });

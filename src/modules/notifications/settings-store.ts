@@ -15,7 +15,8 @@ export const insertPreference = (db: Kysely<DB>, row: NotificationPreferencesTab
   insertRows(db, 'notification_preferences', row);
 export const insertSubscription = (db: Kysely<DB>, row: NotificationSubscriptionsTable) =>
   insertRows(db, 'notification_subscriptions', row);
-export const insertRule = (db: Kysely<DB>, row: NotificationRulesTable) => insertRows(db, 'notification_rules', row);
+export const insertRule = (db: Kysely<DB>, row: NotificationRulesTable) =>
+  insertRows(db, 'notification_rules', row);
 
 export function updatePreferenceRow(
   db: Kysely<DB>,
@@ -35,7 +36,12 @@ export function updateSubscriptionRow(
   return updateRow(db, 'notification_subscriptions', workspaceId, id, changes);
 }
 
-export function updateRuleRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<NotificationRulesTable>) {
+export function updateRuleRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<NotificationRulesTable>,
+) {
   return updateRow(db, 'notification_rules', workspaceId, id, changes);
 }
 
@@ -71,7 +77,12 @@ export async function preferencesPage(
 }
 
 /** The subscription of a channel to this endpoint, if any. */
-export function subscriptionWithEndpoint(db: Kysely<DB>, workspaceId: string, channel: string, endpoint: string) {
+export function subscriptionWithEndpoint(
+  db: Kysely<DB>,
+  workspaceId: string,
+  channel: string,
+  endpoint: string,
+) {
   return db
     .selectFrom('notification_subscriptions')
     .select('id')
@@ -89,8 +100,10 @@ export async function subscriptionsPage(
 ) {
   let query = db.selectFrom('notification_subscriptions').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.recipient_id) query = query.where('recipient_id', '=', filters.recipient_id);
-  if (filters.channel) query = query.where('channel', '=', filters.channel as NotificationSubscriptionsTable['channel']);
-  if (filters.status) query = query.where('status', '=', filters.status as NotificationSubscriptionsTable['status']);
+  if (filters.channel)
+    query = query.where('channel', '=', filters.channel as NotificationSubscriptionsTable['channel']);
+  if (filters.status)
+    query = query.where('status', '=', filters.status as NotificationSubscriptionsTable['status']);
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toSubscription) };
 }

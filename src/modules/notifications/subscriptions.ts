@@ -5,22 +5,22 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum } from '../../core/resource-schema.ts';
+import { pageBody } from '../../core/response-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { newSigningSecret, openSecret, sealSecret } from '../integrations/secrets.ts';
 import { checkUrl } from '../integrations/webhook-endpoints.ts';
+import { NewNotificationSubscriptionSchema, NotificationSubscriptionSchema } from './notification-schemas.ts';
 import { findRow, toSubscription } from './notification-store.ts';
+import { recipientId } from './notifications.ts';
+import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
+import { vapidKeys } from './push-delivery.ts';
 import {
   insertSubscription,
   subscriptionsPage,
   subscriptionWithEndpoint,
   updateSubscriptionRow,
 } from './settings-store.ts';
-import { recipientId } from './notifications.ts';
-import type { NotificationSubscriptionsTable } from './notifications-tables.ts';
-import { vapidKeys } from './push-delivery.ts';
-import { NewNotificationSubscriptionSchema, NotificationSubscriptionSchema } from './notification-schemas.ts';
-import { pageBody } from '../../core/response-schema.ts';
-import { Enum } from '../../core/resource-schema.ts';
 
 export const subscriptionRecord = defineRecordType({
   type: 'notification_subscription',
@@ -37,8 +37,16 @@ const subscriptionChannel = Enum(['web_push', 'webhook'] as const);
 const status = Enum(['active', 'disabled'] as const);
 const keys = Strict(
   {
-    p256dh: Type.String({ minLength: 1, maxLength: 200, description: 'The browser\'s P-256 public key (base64url).' }),
-    auth: Type.String({ minLength: 1, maxLength: 100, description: 'The browser\'s auth secret (base64url).' }),
+    p256dh: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "The browser's P-256 public key (base64url).",
+    }),
+    auth: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The browser's auth secret (base64url).",
+    }),
   },
   { description: 'PushSubscription.toJSON().keys: required for web_push.' },
 );
@@ -46,8 +54,10 @@ const keys = Strict(
 function checkKeys(value: { p256dh: string; auth: string } | undefined): void {
   if (!value) throw validationFailed([{ field: 'keys', message: 'is required for web_push' }]);
   const p256dh = Buffer.from(value.p256dh, 'base64url');
-  if (p256dh.length !== 65 || p256dh[0] !== 4) throw validationFailed([{ field: 'keys.p256dh', message: 'must be an uncompressed P-256 public key' }]);
-  if (Buffer.from(value.auth, 'base64url').length !== 16) throw validationFailed([{ field: 'keys.auth', message: 'must be 16 bytes' }]);
+  if (p256dh.length !== 65 || p256dh[0] !== 4)
+    throw validationFailed([{ field: 'keys.p256dh', message: 'must be an uncompressed P-256 public key' }]);
+  if (Buffer.from(value.auth, 'base64url').length !== 16)
+    throw validationFailed([{ field: 'keys.auth', message: 'must be 16 bytes' }]);
 }
 
 export const listSubscriptions = defineOperation({
@@ -60,15 +70,25 @@ export const listSubscriptions = defineOperation({
     'Lists delivery subscriptions, newest first, filtered by recipient_id, channel (web_push, webhook) and ' +
     'status (a push endpoint that answered 404 or 410 is disabled). The body also carries ' +
     'vapid_public_key, the applicationServerKey a browser needs to subscribe to web push.',
-  input: Strict({ recipient_id: Type.Optional(recipientId), channel: Type.Optional(subscriptionChannel), status: Type.Optional(status), ...pageInput }),
+  input: Strict({
+    recipient_id: Type.Optional(recipientId),
+    channel: Type.Optional(subscriptionChannel),
+    status: Type.Optional(status),
+    ...pageInput,
+  }),
   rest: { method: 'GET', path: '/v1/notifications/subscriptions' },
   responseKey: 'subscriptions',
-  response: Type.Composite([
-    pageBody('subscriptions', NotificationSubscriptionSchema),
-    Type.Object({
-      vapid_public_key: Type.String({ description: 'The VAPID public key browsers subscribe with (base64url).' }),
-    }),
-  ], { additionalProperties: false }),
+  response: Type.Composite(
+    [
+      pageBody('subscriptions', NotificationSubscriptionSchema),
+      Type.Object({
+        vapid_public_key: Type.String({
+          description: 'The VAPID public key browsers subscribe with (base64url).',
+        }),
+      }),
+    ],
+    { additionalProperties: false },
+  ),
   handler: async (ctx, input) => {
     const request = pageRequest('list_notification_subscriptions', input);
     const body = listBody('subscriptions', await subscriptionsPage(ctx.db, ctx.workspaceId, input, request));
@@ -84,14 +104,19 @@ export const createSubscription = defineOperation({
   creates: 'notification_subscription',
   summary: 'Create a notification subscription',
   description:
-    'Routes a recipient\'s notifications to a browser (web_push: the PushSubscription endpoint and keys, ' +
-    'sent with this installation\'s VAPID keys) or to a URL (webhook: signed POSTs like webhook endpoints; ' +
+    "Routes a recipient's notifications to a browser (web_push: the PushSubscription endpoint and keys, " +
+    "sent with this installation's VAPID keys) or to a URL (webhook: signed POSTs like webhook endpoints; " +
     'the response carries the signing secret once). Endpoints must be http(s) and public. One subscription ' +
     'per channel and endpoint. Emits notification_subscription.created.',
   input: Strict({
     recipient_id: recipientId,
     channel: subscriptionChannel,
-    endpoint: Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'Push service endpoint or webhook URL.' }),
+    endpoint: Type.String({
+      format: 'uri',
+      minLength: 1,
+      maxLength: 2048,
+      description: 'Push service endpoint or webhook URL.',
+    }),
     keys: Type.Optional(keys),
     user_agent: Type.Optional(Type.String({ maxLength: 500 })),
   }),
@@ -100,14 +125,17 @@ export const createSubscription = defineOperation({
   response: Type.Object({ subscription: NewNotificationSubscriptionSchema }, { additionalProperties: false }),
   replay: async (ctx, record) => {
     const row = (await findRow(ctx.db, 'notification_subscriptions', ctx.workspaceId, String(record.id)))!;
-    return { subscription: row.secret ? { ...record, secret: await openSecret(ctx.db, row.secret) } : record };
+    return {
+      subscription: row.secret ? { ...record, secret: await openSecret(ctx.db, row.secret) } : record,
+    };
   },
   handler: async (ctx, input) => {
     if (input.channel === 'web_push') checkKeys(input.keys);
     else if (input.keys) throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
     await checkUrl(ctx, input.endpoint, 'endpoint');
     const existing = await subscriptionWithEndpoint(ctx.db, ctx.workspaceId, input.channel, input.endpoint);
-    if (existing) throw validationFailed([{ field: 'endpoint', message: `is already subscribed (${existing.id})` }]);
+    if (existing)
+      throw validationFailed([{ field: 'endpoint', message: `is already subscribed (${existing.id})` }]);
     const secret = input.channel === 'webhook' ? newSigningSecret() : undefined;
     const row: NotificationSubscriptionsTable = {
       workspace_id: ctx.workspaceId,
@@ -126,8 +154,17 @@ export const createSubscription = defineOperation({
     };
     await insertSubscription(ctx.db, row);
     const subscription = toSubscription(row);
-    ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({ name: 'notification_subscription.created', targetType: 'notification_subscription', targetId: row.id, data: subscription });
+    ctx.audit({
+      targetType: 'notification_subscription',
+      targetId: row.id,
+      changedFields: inputFields(input),
+    });
+    ctx.emit({
+      name: 'notification_subscription.created',
+      targetType: 'notification_subscription',
+      targetId: row.id,
+      data: subscription,
+    });
     return { body: { subscription: secret ? { ...subscription, secret } : subscription }, createdId: row.id };
   },
 });
@@ -139,7 +176,7 @@ export const updateSubscription = defineOperation({
   kind: 'update',
   summary: 'Update a notification subscription',
   description:
-    'Disables or re-enables a subscription (status), replaces a web_push subscription\'s keys (browsers ' +
+    "Disables or re-enables a subscription (status), replaces a web_push subscription's keys (browsers " +
     'rotate them) or its user_agent label. Emits notification_subscription.updated.',
   input: Strict({
     subscription_id: Type.String({ minLength: 1, description: 'ID of the subscription (nsub_...).' }),
@@ -154,7 +191,8 @@ export const updateSubscription = defineOperation({
     const row = await findRow(ctx.db, 'notification_subscriptions', ctx.workspaceId, input.subscription_id);
     if (!row) throw notFound('notification subscription');
     if (input.keys !== undefined) {
-      if (row.channel !== 'web_push') throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
+      if (row.channel !== 'web_push')
+        throw validationFailed([{ field: 'keys', message: 'applies to web_push only' }]);
       checkKeys(input.keys);
     }
     const proposed = { ...input, p256dh: input.keys?.p256dh, auth: input.keys?.auth };
@@ -162,10 +200,16 @@ export const updateSubscription = defineOperation({
     ctx.audit({ targetType: 'notification_subscription', targetId: row.id, changedFields: changed });
     if (changed.length === 0) return { body: { subscription: toSubscription(row) } };
     const set: Partial<NotificationSubscriptionsTable> = { ...changes, updated_at: ctx.now };
-    if (changes.status !== undefined) set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
+    if (changes.status !== undefined)
+      set.disabled_reason = changes.status === 'disabled' ? 'disabled by a user' : null;
     await updateSubscriptionRow(ctx.db, ctx.workspaceId, row.id, set);
     const subscription = toSubscription({ ...row, ...set });
-    ctx.emit({ name: 'notification_subscription.updated', targetType: 'notification_subscription', targetId: row.id, data: subscription });
+    ctx.emit({
+      name: 'notification_subscription.updated',
+      targetType: 'notification_subscription',
+      targetId: row.id,
+      data: subscription,
+    });
     return { body: { subscription } };
   },
 });

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Product, ProductRelease, ProductRoadmapItem } from './product-schemas.ts';
 import type {
   ProductReleasesTable,
   ProductRoadmapItemsTable,
@@ -10,7 +11,6 @@ import type {
   ReleaseStatus,
   RoadmapItemStatus,
 } from './product-tables.ts';
-import type { Product, ProductRelease, ProductRoadmapItem } from './product-schemas.ts';
 
 export function toProduct(row: ProductsTable): Product {
   return {
@@ -56,11 +56,17 @@ export function toRoadmapItem(row: ProductRoadmapItemsTable): ProductRoadmapItem
 }
 
 export const insertProduct = (db: Kysely<DB>, row: ProductsTable) => insertRows(db, 'products', row);
-export const insertRelease = (db: Kysely<DB>, row: ProductReleasesTable) => insertRows(db, 'product_releases', row);
+export const insertRelease = (db: Kysely<DB>, row: ProductReleasesTable) =>
+  insertRows(db, 'product_releases', row);
 export const insertRoadmapItem = (db: Kysely<DB>, row: ProductRoadmapItemsTable) =>
   insertRows(db, 'product_roadmap_items', row);
 
-export function updateProductRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<ProductsTable>) {
+export function updateProductRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProductsTable>,
+) {
   return updateRow(db, 'products', workspaceId, id, changes);
 }
 

@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { uniquely } from '../../core/db-errors.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { ProductSchema } from './product-schemas.ts';
 import { findProduct, insertProduct, listProducts, toProduct, updateProductRow } from './product-store.ts';
 import type { ProductsTable } from './product-tables.ts';
-import { ProductSchema } from './product-schemas.ts';
 
 export const productRecord = defineRecordType({
   type: 'product',

@@ -1,18 +1,18 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
-import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { ProductReleaseSchema } from './product-schemas.ts';
 import { findRelease, insertRelease, listReleases, toRelease, updateReleaseRow } from './product-store.ts';
 import type { ProductReleasesTable, ReleaseStatus } from './product-tables.ts';
 import { parseVersion, versionSortKey } from './version-key.ts';
-import { ProductReleaseSchema } from './product-schemas.ts';
 
 export const releaseRecord = defineRecordType({
   type: 'product_release',

@@ -1,14 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { priority } from '../projects/task-schema.ts';
+import { ProductRoadmapItemSchema } from './product-schemas.ts';
 import {
   findRoadmapItem,
   insertRoadmapItem,
@@ -17,7 +18,6 @@ import {
   updateRoadmapItemRow,
 } from './product-store.ts';
 import type { ProductRoadmapItemsTable } from './product-tables.ts';
-import { ProductRoadmapItemSchema } from './product-schemas.ts';
 
 export const roadmapItemRecord = defineRecordType({
   type: 'product_roadmap_item',

@@ -2,14 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { ProjectBoardSchema } from './project-schemas.ts';
 import { findBoard, insertBoard, listBoards, toBoard, updateBoardRow } from './project-store.ts';
 import type { ProjectBoardsTable } from './project-tables.ts';
-import { ProjectBoardSchema } from './project-schemas.ts';
 
 export const boardRecord = defineRecordType({
   type: 'project_board',

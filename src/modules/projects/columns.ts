@@ -2,16 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
-import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { moveColumn, openColumnSlot } from './placement.ts';
-import { findBoard, findColumn, insertColumn, listColumns, toColumn, updateColumnRow } from './project-store.ts';
+import { ProjectBoardColumnSchema } from './project-schemas.ts';
+import {
+  findBoard,
+  findColumn,
+  insertColumn,
+  listColumns,
+  toColumn,
+  updateColumnRow,
+} from './project-store.ts';
 import type { ProjectBoardColumnsTable } from './project-tables.ts';
 import { TASK_STATUSES } from './task-schema.ts';
-import { ProjectBoardColumnSchema } from './project-schemas.ts';
 
 export const columnRecord = defineRecordType({
   type: 'project_board_column',

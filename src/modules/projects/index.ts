@@ -1,5 +1,4 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import type { ProjectTables } from './project-tables.ts';
 import { boardRecord, createBoard, listBoardsOperation, updateBoard } from './boards.ts';
 import { columnRecord, createColumn, listColumnsOperation, updateColumn } from './columns.ts';
 import {
@@ -10,6 +9,7 @@ import {
   ProjectTaskSchema,
 } from './project-schemas.ts';
 import { projectCounts } from './project-store.ts';
+import type { ProjectTables } from './project-tables.ts';
 import { createProjectTask, listProjectTasksOperation, projectTaskRecord } from './project-tasks.ts';
 import { createProject, listProjectsOperation, projectRecord, updateProject } from './projects.ts';
 import { updateProjectTask } from './task-moves.ts';
@@ -34,7 +34,11 @@ export const projectsModule: ModuleDefinition<typeof identity, ProjectTables> = 
   ],
   recordTypes: [projectRecord, boardRecord, columnRecord, projectTaskRecord],
   events: [
-    { name: 'project.created', description: 'A project was created; data is the project.', schema: ProjectSchema },
+    {
+      name: 'project.created',
+      description: 'A project was created; data is the project.',
+      schema: ProjectSchema,
+    },
     {
       name: 'project.updated',
       description: 'A project changed without a status change; data is the project.',
@@ -45,7 +49,11 @@ export const projectsModule: ModuleDefinition<typeof identity, ProjectTables> = 
       description: 'A project changed status (and maybe more); data is the project.',
       schema: ProjectSchema,
     },
-    { name: 'project_board.created', description: 'A board was created; data is the board.', schema: ProjectBoardSchema },
+    {
+      name: 'project_board.created',
+      description: 'A board was created; data is the board.',
+      schema: ProjectBoardSchema,
+    },
     {
       name: 'project_board.updated',
       description: 'A board was renamed or re-described; data is the board.',

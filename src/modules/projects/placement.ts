@@ -48,12 +48,20 @@ export async function moveColumn(ctx: OperationContext, column: ProjectBoardColu
   const boardId = column.board_id;
   const current = Number((await readColumns(ctx, [column.id])).get(column.id)!.position);
   const target = clamp(position, 0, (await columnCount(ctx.db, ctx.workspaceId, boardId)) - 1);
-  if (target > current) await shiftColumns(ctx.db, ctx.workspaceId, boardId, { from: current + 1, to: target }, -1);
-  if (target < current) await shiftColumns(ctx.db, ctx.workspaceId, boardId, { from: target, to: current - 1 }, 1);
+  if (target > current)
+    await shiftColumns(ctx.db, ctx.workspaceId, boardId, { from: current + 1, to: target }, -1);
+  if (target < current)
+    await shiftColumns(ctx.db, ctx.workspaceId, boardId, { from: target, to: current - 1 }, 1);
   return { current, target };
 }
 
-function shiftColumnTasks(ctx: OperationContext, columnId: string, from: number, to: number | null, by: 1 | -1) {
+function shiftColumnTasks(
+  ctx: OperationContext,
+  columnId: string,
+  from: number,
+  to: number | null,
+  by: 1 | -1,
+) {
   return shiftTasks(ctx.db, ctx.workspaceId, columnId, { from, to }, by);
 }
 

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/database.ts';
 import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import type { Dialect } from '../../db/database.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
+import type { Project, ProjectBoard, ProjectBoardColumn } from './project-schemas.ts';
 import type {
   ProjectBoardColumnsTable,
   ProjectBoardsTable,
@@ -10,7 +11,6 @@ import type {
   ProjectsTable,
   ProjectTaskStatus,
 } from './project-tables.ts';
-import type { Project, ProjectBoard, ProjectBoardColumn } from './project-schemas.ts';
 
 export const OPEN_TASK_STATUSES: ProjectTaskStatus[] = ['backlog', 'todo', 'in_progress'];
 
@@ -63,11 +63,21 @@ export const insertBoard = (db: Kysely<DB>, row: ProjectBoardsTable) => insertRo
 export const insertColumn = (db: Kysely<DB>, row: ProjectBoardColumnsTable) =>
   insertRows(db, 'project_board_columns', row);
 
-export function updateProjectRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<ProjectsTable>) {
+export function updateProjectRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProjectsTable>,
+) {
   return updateRow(db, 'projects', workspaceId, id, changes);
 }
 
-export function updateBoardRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<ProjectBoardsTable>) {
+export function updateBoardRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<ProjectBoardsTable>,
+) {
   return updateRow(db, 'project_boards', workspaceId, id, changes);
 }
 
@@ -81,7 +91,12 @@ export function updateColumnRow(
 }
 
 /** PostgreSQL: locks the project's row until the transaction ends (see placement.ts). SQLite needs none. */
-export async function lockProjectRow(db: Kysely<DB>, dialect: Dialect, workspaceId: string, projectId: string) {
+export async function lockProjectRow(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  workspaceId: string,
+  projectId: string,
+) {
   if (dialect !== 'postgres') return;
   await db
     .selectFrom('projects')

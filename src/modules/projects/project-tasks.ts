@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { inputFields } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -8,11 +8,17 @@ import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagin
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { openTaskSlot, readColumns } from './placement.ts';
+import { ProjectTaskSchema } from './project-schemas.ts';
 import { findBoard, findColumn, firstColumn } from './project-store.ts';
 import type { ProjectBoardColumnsTable, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 import { priority, taskFields, taskStatus } from './task-schema.ts';
-import { insertProjectTask, listProjectTasks, nextTaskNumber, type TaskFilters, toProjectTask } from './task-store.ts';
-import { ProjectTaskSchema } from './project-schemas.ts';
+import {
+  insertProjectTask,
+  listProjectTasks,
+  nextTaskNumber,
+  type TaskFilters,
+  toProjectTask,
+} from './task-store.ts';
 
 export const projectTaskRecord = defineRecordType({
   type: 'project_task',

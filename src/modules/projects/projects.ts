@@ -1,17 +1,17 @@
 import { Type } from '@sinclair/typebox';
+import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
-import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
+import { ProjectSchema } from './project-schemas.ts';
 import { findProject, insertProject, listProjects, toProject, updateProjectRow } from './project-store.ts';
 import type { ProjectsTable } from './project-tables.ts';
-import { ProjectSchema } from './project-schemas.ts';
 
 export const projectRecord = defineRecordType({
   type: 'project',
@@ -86,7 +86,11 @@ export const createProject = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await uniquely(() => insertProject(ctx.db, row), 'key', `is already used by another project (${input.key})`);
+    await uniquely(
+      () => insertProject(ctx.db, row),
+      'key',
+      `is already used by another project (${input.key})`,
+    );
     const project = toProject(row);
     ctx.audit({ targetType: 'project', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'project.created', targetType: 'project', targetId: row.id, data: project });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { Nullable } from '../../core/resource-schema.ts';
@@ -137,7 +137,11 @@ export const updateProjectTask = defineOperation({
     const next: ProjectTasksTable = { ...task, ...changes, ...moved.placement };
     if (changed.length || placementChanged.length) {
       next.updated_at = ctx.now;
-      await updateProjectTaskRow(ctx.db, ctx.workspaceId, task.id, { ...changes, ...moved.placement, updated_at: ctx.now });
+      await updateProjectTaskRow(ctx.db, ctx.workspaceId, task.id, {
+        ...changes,
+        ...moved.placement,
+        updated_at: ctx.now,
+      });
     }
     const projectTask = toProjectTask(next);
     ctx.audit({

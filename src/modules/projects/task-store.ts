@@ -9,8 +9,8 @@ import {
 } from '../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { Priority, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 import type { ProjectTask } from './project-schemas.ts';
+import type { Priority, ProjectTaskStatus, ProjectTasksTable } from './project-tables.ts';
 
 export function toProjectTask(row: ProjectTasksTable): ProjectTask {
   return {
@@ -96,7 +96,8 @@ export async function listProjectTasks(
 export const findProjectTask = (db: Kysely<DB>, workspaceId: string, id: string) =>
   findRow(db, 'project_tasks', workspaceId, id);
 
-export const insertProjectTask = (db: Kysely<DB>, row: ProjectTasksTable) => insertRows(db, 'project_tasks', row);
+export const insertProjectTask = (db: Kysely<DB>, row: ProjectTasksTable) =>
+  insertRows(db, 'project_tasks', row);
 
 export function updateProjectTaskRow(
   db: Kysely<DB>,

@@ -1,15 +1,20 @@
 // A ticket's conversation with its requester (messages) and the team's internal notes (comments).
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { inputFields } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { Strict } from '../../core/schema.ts';
 import { clocksAfterMessage } from './sla.ts';
+import {
+  MessageAddedSchema,
+  SupportTicketCommentSchema,
+  SupportTicketMessageSchema,
+} from './support-schemas.ts';
 import {
   findQueue,
   findTicket,
@@ -22,9 +27,12 @@ import {
   toTicket,
   updateTicketRow,
 } from './support-store.ts';
-import type { SupportTicketCommentsTable, SupportTicketMessagesTable, SupportTicketsTable } from './support-tables.ts';
+import type {
+  SupportTicketCommentsTable,
+  SupportTicketMessagesTable,
+  SupportTicketsTable,
+} from './support-tables.ts';
 import { emitTicketChange, statusChanges, ticketId } from './tickets.ts';
-import { MessageAddedSchema, SupportTicketCommentSchema, SupportTicketMessageSchema } from './support-schemas.ts';
 
 export const messageRecord = defineRecordType({
   type: 'support_ticket_message',
@@ -68,7 +76,7 @@ export const addSupportTicketMessage = defineOperation({
   description:
     'Adds a message of the conversation with the requester: direction outbound is a reply (the first one ' +
     'sets first_responded_at and meets or breaches the first-response SLA), inbound is from the requester ' +
-    '(after a reply it starts the next-response clock from the queue\'s next_response_target_minutes). An ' +
+    "(after a reply it starts the next-response clock from the queue's next_response_target_minutes). An " +
     'outbound message moves a new ticket to open; an inbound one reopens a pending or solved ticket. Closed ' +
     'tickets take no messages. For internal notes use add_support_ticket_comment. Returns the message and ' +
     'the updated ticket. Emits ticket.message_added (and ticket.status_changed when the status moved).',
@@ -83,7 +91,10 @@ export const addSupportTicketMessage = defineOperation({
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
           email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
         },
-        { description: 'Defaults: the requester for inbound messages, the calling credential for outbound ones.' },
+        {
+          description:
+            'Defaults: the requester for inbound messages, the calling credential for outbound ones.',
+        },
       ),
     ),
   }),
@@ -93,7 +104,9 @@ export const addSupportTicketMessage = defineOperation({
   handler: async (ctx, input) => {
     const ticket = await requireTicket(ctx, input.ticket_id);
     if (ticket.status === 'closed') {
-      throw validationFailed([{ field: 'ticket_id', message: 'the ticket is closed and takes no messages; open a new ticket' }]);
+      throw validationFailed([
+        { field: 'ticket_id', message: 'the ticket is closed and takes no messages; open a new ticket' },
+      ]);
     }
     const inbound = input.direction === 'inbound';
     const author = input.author ?? {};
@@ -123,9 +136,23 @@ export const addSupportTicketMessage = defineOperation({
     }
     await updateTicketRow(ctx.db, ctx.workspaceId, ticket.id, { ...changes, updated_at: ctx.now });
     const message = toMessage(row);
-    const updated = emitTicketChange(ctx, { ...ticket, ...changes, updated_at: ctx.now }, ticket.status, false);
-    ctx.audit({ targetType: 'support_ticket_message', targetId: message.id, changedFields: inputFields(input) });
-    ctx.audit({ targetType: 'support_ticket', targetId: ticket.id, action: 'update', changedFields: Object.keys(changes) });
+    const updated = emitTicketChange(
+      ctx,
+      { ...ticket, ...changes, updated_at: ctx.now },
+      ticket.status,
+      false,
+    );
+    ctx.audit({
+      targetType: 'support_ticket_message',
+      targetId: message.id,
+      changedFields: inputFields(input),
+    });
+    ctx.audit({
+      targetType: 'support_ticket',
+      targetId: ticket.id,
+      action: 'update',
+      changedFields: Object.keys(changes),
+    });
     ctx.emit({
       name: 'ticket.message_added',
       targetType: 'support_ticket',
@@ -145,7 +172,7 @@ export const listSupportTicketMessages = defineOperation({
   module: 'support',
   scopes: ['support:read'],
   kind: 'read',
-  summary: 'List a ticket\'s messages',
+  summary: "List a ticket's messages",
   description:
     'Lists the conversation of a ticket with its requester, oldest first (direction narrows to inbound or ' +
     'outbound). Internal comments are never listed here: use list_support_ticket_comments. Pass next_cursor ' +
@@ -155,7 +182,12 @@ export const listSupportTicketMessages = defineOperation({
   responseKey: 'messages',
   handler: async (ctx, input) => {
     await requireTicket(ctx, input.ticket_id);
-    const page = await listMessages(ctx.db, ctx.workspaceId, input, pageRequest('list_support_ticket_messages', input));
+    const page = await listMessages(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_support_ticket_messages', input),
+    );
     return { body: listBody('messages', page) };
   },
 });
@@ -200,7 +232,11 @@ export const addSupportTicketComment = defineOperation({
     };
     await insertComment(ctx.db, row);
     const comment = toComment(row);
-    ctx.audit({ targetType: 'support_ticket_comment', targetId: comment.id, changedFields: inputFields(input) });
+    ctx.audit({
+      targetType: 'support_ticket_comment',
+      targetId: comment.id,
+      changedFields: inputFields(input),
+    });
     ctx.emit({
       name: 'ticket.comment_added',
       targetType: 'support_ticket',
@@ -216,7 +252,7 @@ export const listSupportTicketComments = defineOperation({
   module: 'support',
   scopes: ['support:read'],
   kind: 'read',
-  summary: 'List a ticket\'s internal comments',
+  summary: "List a ticket's internal comments",
   description:
     'Lists the internal comments (team notes) of a ticket, oldest first. Messages with the requester are ' +
     'listed by list_support_ticket_messages. Pass next_cursor back as cursor for the next page.',
@@ -225,7 +261,12 @@ export const listSupportTicketComments = defineOperation({
   responseKey: 'comments',
   handler: async (ctx, input) => {
     await requireTicket(ctx, input.ticket_id);
-    const page = await listComments(ctx.db, ctx.workspaceId, input.ticket_id, pageRequest('list_support_ticket_comments', input));
+    const page = await listComments(
+      ctx.db,
+      ctx.workspaceId,
+      input.ticket_id,
+      pageRequest('list_support_ticket_comments', input),
+    );
     return { body: listBody('comments', page) };
   },
 });

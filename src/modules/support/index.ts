@@ -1,5 +1,4 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import type { SupportTables } from './support-tables.ts';
 import {
   addSupportTicketComment,
   addSupportTicketMessage,
@@ -17,6 +16,7 @@ import {
   TicketStatusChangeSchema,
 } from './support-schemas.ts';
 import { supportCounts } from './support-store.ts';
+import type { SupportTables } from './support-tables.ts';
 import { createSupportTicket, listSupportTickets, ticketRecord, updateSupportTicket } from './tickets.ts';
 
 const identity = { name: 'support', scopes: ['support:read', 'support:write'] } as const;
@@ -41,15 +41,21 @@ export const supportModule: ModuleDefinition<typeof identity, SupportTables> = {
       description: 'A support queue was created; data is the queue.',
       schema: SupportQueueSchema,
     },
-    { name: 'ticket.created', description: 'A support ticket was opened; data is the ticket.', schema: SupportTicketSchema },
+    {
+      name: 'ticket.created',
+      description: 'A support ticket was opened; data is the ticket.',
+      schema: SupportTicketSchema,
+    },
     {
       name: 'ticket.updated',
-      description: 'Fields of a ticket other than its status changed (subject, priority, assignee ...); data is the ticket.',
+      description:
+        'Fields of a ticket other than its status changed (subject, priority, assignee ...); data is the ticket.',
       schema: SupportTicketSchema,
     },
     {
       name: 'ticket.status_changed',
-      description: 'A ticket moved to another status (by an update or a message); data is {ticket, previous_status}.',
+      description:
+        'A ticket moved to another status (by an update or a message); data is {ticket, previous_status}.',
       schema: TicketStatusChangeSchema,
     },
     {
@@ -59,7 +65,8 @@ export const supportModule: ModuleDefinition<typeof identity, SupportTables> = {
     },
     {
       name: 'ticket.comment_added',
-      description: 'An internal comment (team note, never sent to the requester) was added; data is {comment, ticket}.',
+      description:
+        'An internal comment (team note, never sent to the requester) was added; data is {comment, ticket}.',
       schema: CommentAddedSchema,
     },
   ],

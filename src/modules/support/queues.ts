@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { uniquely } from '../../core/db-errors.ts';
 import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { FreeFields, Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
-import { findQueueByKey, insertQueue, listQueues, toQueue } from './support-store.ts';
+import { FreeFields, Strict } from '../../core/schema.ts';
 import { SupportQueueSchema } from './support-schemas.ts';
+import { findQueueByKey, insertQueue, listQueues, toQueue } from './support-store.ts';
 
 export const queueRecord = defineRecordType({
   type: 'support_queue',
@@ -25,7 +25,9 @@ export const queueRecord = defineRecordType({
 export const queueStatus = Enum(['active', 'paused', 'archived'] as const);
 export const priority = Enum(['low', 'normal', 'high', 'urgent'] as const);
 const minutes = (what: string) =>
-  Type.Optional(Type.Integer({ minimum: 0, maximum: 5_256_000, description: `${what}, in minutes (none when absent).` }));
+  Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 5_256_000, description: `${what}, in minutes (none when absent).` }),
+  );
 
 export const createSupportQueue = defineOperation({
   name: 'create_support_queue',
@@ -36,21 +38,32 @@ export const createSupportQueue = defineOperation({
   summary: 'Create a support queue',
   description:
     'Creates a support queue (a group of tickets with shared defaults and SLA targets). key is unique in the ' +
-    'workspace. New tickets take the queue\'s default_priority (default normal) and default_assignee_id; ' +
-    'their first-response and resolution due times come from the queue\'s target minutes, and an inbound ' +
+    "workspace. New tickets take the queue's default_priority (default normal) and default_assignee_id; " +
+    "their first-response and resolution due times come from the queue's target minutes, and an inbound " +
     'message after a reply starts a next-response clock. Only active queues (the default) take new tickets. ' +
     'Send an idempotency_key so a retry returns the same queue. Emits support_queue.created.',
   input: Strict({
-    key: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', description: 'Unique in the workspace, e.g. billing.' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+      description: 'Unique in the workspace, e.g. billing.',
+    }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
     status: Type.Optional(queueStatus),
-    default_assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' })),
+    default_assignee_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' }),
+    ),
     default_priority: Type.Optional(priority),
     first_response_target_minutes: minutes('Time from creation to the first outbound message'),
-    next_response_target_minutes: minutes('Time from an inbound message (after a reply) to the next outbound one'),
+    next_response_target_minutes: minutes(
+      'Time from an inbound message (after a reply) to the next outbound one',
+    ),
     resolution_target_minutes: minutes('Time from creation to solved'),
-    custom_fields: Type.Optional(FreeFields('Your own queryable fields (list_support_queues filters by them).')),
+    custom_fields: Type.Optional(
+      FreeFields('Your own queryable fields (list_support_queues filters by them).'),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/support/queues' },
   responseKey: 'queue',
@@ -103,9 +116,17 @@ export const listSupportQueues = defineOperation({
   handler: async (ctx, input) => {
     if ((input.custom_field_key === undefined) !== (input.custom_field_value === undefined)) {
       const missing = input.custom_field_key === undefined ? 'custom_field_key' : 'custom_field_value';
-      throw validationFailed([{ field: missing, message: 'is required with the other custom_field_ filter' }]);
+      throw validationFailed([
+        { field: missing, message: 'is required with the other custom_field_ filter' },
+      ]);
     }
-    const page = await listQueues(ctx.db, ctx.dialect, ctx.workspaceId, input, pageRequest('list_support_queues', input));
+    const page = await listQueues(
+      ctx.db,
+      ctx.dialect,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_support_queues', input),
+    );
     return { body: listBody('queues', page) };
   },
 });

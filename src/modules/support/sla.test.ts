@@ -22,7 +22,12 @@ describe('SLA clocks', () => {
   });
 
   it('summarizes the clocks with a breached flag', () => {
-    expect(slaBlock(fresh, at(10))).toEqual({ first_response: 'pending', next_response: null, resolution: 'pending', breached: false });
+    expect(slaBlock(fresh, at(10))).toEqual({
+      first_response: 'pending',
+      next_response: null,
+      resolution: 'pending',
+      breached: false,
+    });
     expect(slaBlock(fresh, at(45)).breached).toBe(true);
   });
 
@@ -30,13 +35,19 @@ describe('SLA clocks', () => {
     expect(clocksAfterMessage(fresh, 'inbound', 60, at(5))).toEqual({});
     expect(clocksAfterMessage(fresh, 'outbound', 60, at(5))).toEqual({ first_responded_at: at(5) });
     const replied = { ...fresh, first_responded_at: at(5) };
-    expect(clocksAfterMessage(replied, 'inbound', 60, at(10))).toEqual({ next_response_due_at: at(70), next_responded_at: null });
+    expect(clocksAfterMessage(replied, 'inbound', 60, at(10))).toEqual({
+      next_response_due_at: at(70),
+      next_responded_at: null,
+    });
     expect(clocksAfterMessage(replied, 'inbound', null, at(10))).toEqual({});
     const waiting = { ...replied, next_response_due_at: at(70) };
     expect(clocksAfterMessage(waiting, 'inbound', 60, at(20))).toEqual({});
     expect(clocksAfterMessage(waiting, 'outbound', 60, at(20))).toEqual({ next_responded_at: at(20) });
     const answered = { ...waiting, next_responded_at: at(20) };
     expect(clocksAfterMessage(answered, 'outbound', 60, at(25))).toEqual({});
-    expect(clocksAfterMessage(answered, 'inbound', 60, at(30))).toEqual({ next_response_due_at: at(90), next_responded_at: null });
+    expect(clocksAfterMessage(answered, 'inbound', 60, at(30))).toEqual({
+      next_response_due_at: at(90),
+      next_responded_at: null,
+    });
   });
 });

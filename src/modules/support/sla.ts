@@ -63,7 +63,8 @@ export function clocksAfterMessage(
 ): Partial<SlaColumns> {
   if (direction === 'outbound') {
     if (ticket.first_responded_at === null) return { first_responded_at: now };
-    if (ticket.next_response_due_at !== null && ticket.next_responded_at === null) return { next_responded_at: now };
+    if (ticket.next_response_due_at !== null && ticket.next_responded_at === null)
+      return { next_responded_at: now };
     return {};
   }
   const replied = ticket.first_responded_at !== null;

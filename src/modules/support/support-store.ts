@@ -1,9 +1,21 @@
 import { type Kysely, sql } from 'kysely';
-import { fetchKeysetPage, fetchPage, type KeysetColumn, matchesText, type PageRequest } from '../../core/pagination.ts';
+import {
+  fetchKeysetPage,
+  fetchPage,
+  type KeysetColumn,
+  matchesText,
+  type PageRequest,
+} from '../../core/pagination.ts';
 import type { Dialect } from '../../db/database.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import { slaBlock, slaBreachedAt } from './sla.ts';
+import type {
+  SupportQueue,
+  SupportTicket,
+  SupportTicketComment,
+  SupportTicketMessage,
+} from './support-schemas.ts';
 import type {
   Priority,
   QueueStatus,
@@ -13,7 +25,6 @@ import type {
   SupportTicketsTable,
   TicketStatus,
 } from './support-tables.ts';
-import type { SupportQueue, SupportTicket, SupportTicketComment, SupportTicketMessage } from './support-schemas.ts';
 
 export const UNRESOLVED: TicketStatus[] = ['new', 'open', 'pending', 'on_hold'];
 
@@ -92,13 +103,19 @@ export function customFieldEquals(dialect: Dialect, key: string, value: string) 
 }
 
 export const insertQueue = (db: Kysely<DB>, row: SupportQueuesTable) => insertRows(db, 'support_queues', row);
-export const insertTicket = (db: Kysely<DB>, row: SupportTicketsTable) => insertRows(db, 'support_tickets', row);
+export const insertTicket = (db: Kysely<DB>, row: SupportTicketsTable) =>
+  insertRows(db, 'support_tickets', row);
 export const insertMessage = (db: Kysely<DB>, row: SupportTicketMessagesTable) =>
   insertRows(db, 'support_ticket_messages', row);
 export const insertComment = (db: Kysely<DB>, row: SupportTicketCommentsTable) =>
   insertRows(db, 'support_ticket_comments', row);
 
-export function updateTicketRow(db: Kysely<DB>, workspaceId: string, id: string, changes: Partial<SupportTicketsTable>) {
+export function updateTicketRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  changes: Partial<SupportTicketsTable>,
+) {
   return updateRow(db, 'support_tickets', workspaceId, id, changes);
 }
 
@@ -147,14 +164,22 @@ export interface TicketFilters {
   sla_breached?: boolean;
 }
 
-export async function listTickets(db: Kysely<DB>, workspaceId: string, filters: TicketFilters, page: PageRequest, now: string) {
+export async function listTickets(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: TicketFilters,
+  page: PageRequest,
+  now: string,
+) {
   let query = db.selectFrom('support_tickets').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.queue_id) query = query.where('queue_id', '=', filters.queue_id);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.priority) query = query.where('priority', '=', filters.priority);
   if (filters.assignee_id) query = query.where('assignee_id', '=', filters.assignee_id);
-  if (filters.requester_contact_id) query = query.where('requester_contact_id', '=', filters.requester_contact_id);
-  if (filters.requester_email) query = query.where('requester_email', '=', filters.requester_email.toLowerCase());
+  if (filters.requester_contact_id)
+    query = query.where('requester_contact_id', '=', filters.requester_contact_id);
+  if (filters.requester_email)
+    query = query.where('requester_email', '=', filters.requester_email.toLowerCase());
   if (filters.query) query = query.where(matchesText(['subject', 'description'], filters.query));
   if (filters.sla_breached === true) query = query.where(slaBreachedAt(now));
   if (filters.sla_breached === false) query = query.where((eb) => eb.not(slaBreachedAt(now)(eb)));

@@ -1,18 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { FreeFields, Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
+import { FreeFields, Strict } from '../../core/schema.ts';
 import { priority } from './queues.ts';
 import { initialDueTimes } from './sla.ts';
-import { findQueue, findTicket, insertTicket, listTickets, toTicket, updateTicketRow } from './support-store.ts';
-import type { SupportTicketsTable, TicketStatus } from './support-tables.ts';
 import { SupportTicketSchema } from './support-schemas.ts';
+import {
+  findQueue,
+  findTicket,
+  insertTicket,
+  listTickets,
+  toTicket,
+  updateTicketRow,
+} from './support-store.ts';
+import type { SupportTicketsTable, TicketStatus } from './support-tables.ts';
 
 export const ticketRecord = defineRecordType({
   type: 'support_ticket',
@@ -27,7 +34,10 @@ export const ticketRecord = defineRecordType({
 
 export const ticketStatus = Enum(['new', 'open', 'pending', 'on_hold', 'solved', 'closed'] as const);
 const channel = Enum(['email', 'web', 'chat', 'phone', 'api', 'mcp'] as const);
-const tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: 'Labels; duplicates are dropped.' });
+const tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 50,
+  description: 'Labels; duplicates are dropped.',
+});
 export const ticketId = Type.String({ minLength: 1, description: 'ID of the support ticket (tkt_...).' });
 const queueId = Type.String({ minLength: 1, description: 'ID of an active support queue (sq_...).' });
 
@@ -36,7 +46,9 @@ async function activeQueue(ctx: OperationContext, id: string) {
   const queue = await findQueue(ctx.db, ctx.workspaceId, id);
   if (!queue) throw notFound('support queue');
   if (queue.status !== 'active') {
-    throw validationFailed([{ field: 'queue_id', message: `the queue is ${queue.status} and takes no new tickets` }]);
+    throw validationFailed([
+      { field: 'queue_id', message: `the queue is ${queue.status} and takes no new tickets` },
+    ]);
   }
   return queue;
 }
@@ -52,9 +64,9 @@ export const createSupportTicket = defineOperation({
   summary: 'Create a support ticket',
   description:
     'Opens a ticket in an active queue. The requester is an existing contact (requester.contact_id) or a ' +
-    'person given by requester.email (and name). priority and assignee_id default to the queue\'s; channel ' +
+    "person given by requester.email (and name). priority and assignee_id default to the queue's; channel " +
     'defaults to api over REST and mcp over MCP. first_response_due_at and resolution_due_at are set from ' +
-    'the queue\'s SLA targets, and the ticket reports sla {first_response, next_response, resolution}. Add ' +
+    "the queue's SLA targets, and the ticket reports sla {first_response, next_response, resolution}. Add " +
     'the conversation with add_support_ticket_message. Send an idempotency_key so a retry returns the same ' +
     'ticket. Emits ticket.created.',
   input: Strict({
@@ -69,14 +81,20 @@ export const createSupportTicket = defineOperation({
     requester: Type.Optional(
       Strict(
         {
-          contact_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of an existing contact (con_...).' })),
+          contact_id: Type.Optional(
+            Type.String({ minLength: 1, description: 'ID of an existing contact (con_...).' }),
+          ),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
           email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
         },
-        { description: 'Who asked: contact_id, or email (and name). Name and email default to the contact\'s.' },
+        {
+          description: "Who asked: contact_id, or email (and name). Name and email default to the contact's.",
+        },
       ),
     ),
-    assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' })),
+    assignee_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' }),
+    ),
     tags: Type.Optional(tags),
     custom_fields: Type.Optional(FreeFields('Your own fields on the ticket.')),
   }),
@@ -92,7 +110,9 @@ export const createSupportTicket = defineOperation({
       requesterName ??= (contact.name as string | null) ?? null;
       requesterEmail ??= (contact.email as string | null)?.toLowerCase() ?? null;
     } else if (input.requester && !requester.email) {
-      throw validationFailed([{ field: 'requester.email', message: 'is required when requester.contact_id is absent' }]);
+      throw validationFailed([
+        { field: 'requester.email', message: 'is required when requester.contact_id is absent' },
+      ]);
     }
     const row: SupportTicketsTable = {
       workspace_id: ctx.workspaceId,
@@ -102,7 +122,9 @@ export const createSupportTicket = defineOperation({
       description: input.description ?? null,
       status: (input.status as TicketStatus | undefined) ?? 'new',
       priority: input.priority ?? queue.default_priority,
-      channel: (input.channel as SupportTicketsTable['channel'] | undefined) ?? (ctx.surface === 'mcp' ? 'mcp' : 'api'),
+      channel:
+        (input.channel as SupportTicketsTable['channel'] | undefined) ??
+        (ctx.surface === 'mcp' ? 'mcp' : 'api'),
       requester_contact_id: requester.contact_id ?? null,
       requester_name: requesterName,
       requester_email: requesterEmail,
@@ -152,15 +174,27 @@ export const listSupportTickets = defineOperation({
   heavy: hasTextQuery,
   responseKey: 'tickets',
   handler: async (ctx, input) => {
-    const page = await listTickets(ctx.db, ctx.workspaceId, input, pageRequest('list_support_tickets', input), ctx.now);
+    const page = await listTickets(
+      ctx.db,
+      ctx.workspaceId,
+      input,
+      pageRequest('list_support_tickets', input),
+      ctx.now,
+    );
     return { body: listBody('tickets', page) };
   },
 });
 
 /** Status side effects: solving resolves, closing resolves and closes, reopening a solved ticket un-resolves. */
-export function statusChanges(row: SupportTicketsTable, next: TicketStatus, now: string): Partial<SupportTicketsTable> {
+export function statusChanges(
+  row: SupportTicketsTable,
+  next: TicketStatus,
+  now: string,
+): Partial<SupportTicketsTable> {
   if (row.status === 'closed') {
-    throw validationFailed([{ field: 'status', message: 'a closed ticket cannot change status; open a new ticket' }]);
+    throw validationFailed([
+      { field: 'status', message: 'a closed ticket cannot change status; open a new ticket' },
+    ]);
   }
   if (next === 'solved') return { status: next, resolved_at: row.resolved_at ?? now };
   if (next === 'closed') return { status: next, resolved_at: row.resolved_at ?? now, closed_at: now };
@@ -168,7 +202,12 @@ export function statusChanges(row: SupportTicketsTable, next: TicketStatus, now:
 }
 
 /** ticket.status_changed when the status moved; ticket.updated when other fields changed. */
-export function emitTicketChange(ctx: OperationContext, row: SupportTicketsTable, previous: TicketStatus, otherChanges: boolean) {
+export function emitTicketChange(
+  ctx: OperationContext,
+  row: SupportTicketsTable,
+  previous: TicketStatus,
+  otherChanges: boolean,
+) {
   const ticket = toTicket(row, ctx);
   if (row.status !== previous) {
     ctx.emit({
@@ -178,11 +217,21 @@ export function emitTicketChange(ctx: OperationContext, row: SupportTicketsTable
       data: { ticket, previous_status: previous },
     });
   }
-  if (otherChanges) ctx.emit({ name: 'ticket.updated', targetType: 'support_ticket', targetId: row.id, data: ticket });
+  if (otherChanges)
+    ctx.emit({ name: 'ticket.updated', targetType: 'support_ticket', targetId: row.id, data: ticket });
   return ticket;
 }
 
-const UPDATABLE = ['subject', 'description', 'status', 'priority', 'assignee_id', 'queue_id', 'tags', 'custom_fields'] as const;
+const UPDATABLE = [
+  'subject',
+  'description',
+  'status',
+  'priority',
+  'assignee_id',
+  'queue_id',
+  'tags',
+  'custom_fields',
+] as const;
 
 export const updateSupportTicket = defineOperation({
   name: 'update_support_ticket',
@@ -191,7 +240,7 @@ export const updateSupportTicket = defineOperation({
   kind: 'update',
   summary: 'Update a support ticket',
   description:
-    'Changes a ticket\'s subject, description, status, priority, assignee_id (null unassigns), queue_id (an ' +
+    "Changes a ticket's subject, description, status, priority, assignee_id (null unassigns), queue_id (an " +
     'active queue; due times stay), tags (replaced) or custom_fields (merged; null removes a key). Solving ' +
     'sets resolved_at; closing also sets closed_at and is final; reopening a solved ticket clears resolved_at. ' +
     'Emits ticket.status_changed on a status change and ticket.updated when other fields change.',
@@ -204,7 +253,9 @@ export const updateSupportTicket = defineOperation({
     assignee_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
     queue_id: Type.Optional(queueId),
     tags: Type.Optional(tags),
-    custom_fields: Type.Optional(FreeFields('Merged into the ticket\'s custom fields; a null value removes the key.')),
+    custom_fields: Type.Optional(
+      FreeFields("Merged into the ticket's custom fields; a null value removes the key."),
+    ),
   }),
   rest: { method: 'PATCH', path: '/v1/support/tickets/{ticket_id}' },
   responseKey: 'ticket',
@@ -218,7 +269,9 @@ export const updateSupportTicket = defineOperation({
       queue_id: moved ? (await activeQueue(ctx, input.queue_id!)).id : undefined,
       tags: input.tags && JSON.stringify(unique(input.tags)),
       custom_fields: mergedJson(row.custom_fields, input.custom_fields),
-      ...(input.status !== undefined && input.status !== row.status ? statusChanges(row, input.status, ctx.now) : {}),
+      ...(input.status !== undefined && input.status !== row.status
+        ? statusChanges(row, input.status, ctx.now)
+        : {}),
     };
     // Solving and closing stamp their times: they are named among the changed fields too.
     const { changes, changed } = diffFields(row, proposed, [...UPDATABLE, 'resolved_at', 'closed_at']);

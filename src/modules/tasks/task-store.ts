@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { fetchPage, type PageRequest } from '../../core/pagination.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { TasksTable } from './task-tables.ts';
 import type { Task } from './task-schemas.ts';
+import type { TasksTable } from './task-tables.ts';
 
 export type TaskStatus = TasksTable['status'];
 
@@ -39,7 +39,12 @@ export async function updateTaskRow(
   taskId: string,
   changes: Partial<Pick<TasksTable, 'status' | 'completed_note' | 'completed_at' | 'updated_at'>>,
 ) {
-  await db.updateTable('tasks').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', taskId).execute();
+  await db
+    .updateTable('tasks')
+    .set(changes)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', taskId)
+    .execute();
 }
 
 export async function listTasks(

@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import type { OperationContext } from '../../core/context.ts';
 import { diffFields, inputFields, requireSomeField } from '../../core/changes.ts';
+import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
-import { Strict } from '../../core/schema.ts';
 import { Enum } from '../../core/resource-schema.ts';
-import { findTask, insertTask, listTasks, type TaskStatus, toTask, updateTaskRow } from './task-store.ts';
+import { Strict } from '../../core/schema.ts';
 import { TaskSchema } from './task-schemas.ts';
+import { findTask, insertTask, listTasks, type TaskStatus, toTask, updateTaskRow } from './task-store.ts';
 
 export const taskRecord = defineRecordType({
   type: 'task',
@@ -43,9 +43,7 @@ export const createTask = defineOperation({
     status: Type.Optional(Type.Literal('open', { description: 'New tasks are always open.' })),
     due_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 date-time.' })),
     assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    related_resource_type: Type.Optional(
-      Enum(['contact', 'company', 'deal', 'support_ticket'] as const),
-    ),
+    related_resource_type: Type.Optional(Enum(['contact', 'company', 'deal', 'support_ticket'] as const)),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
   }),
   rest: { method: 'POST', path: '/v1/tasks' },
@@ -128,7 +126,7 @@ export const updateTask = defineOperation({
   kind: 'update',
   summary: 'Update a task',
   description:
-    'Sets a task\'s status (open, completed or canceled, in any direction: this completes, cancels or ' +
+    "Sets a task's status (open, completed or canceled, in any direction: this completes, cancels or " +
     'reopens it) and/or its completed_note. Retries are safe: send the same end state. Writes an audit ' +
     'event naming the changed fields and emits task.completed, task.canceled, task.reopened or task.updated.',
   input: Strict({
@@ -161,6 +159,11 @@ export const completeTask = defineOperation({
   rest: { method: 'PATCH', path: '/v1/tasks/{task_id}' },
   responseKey: 'task',
   handler: async (ctx, input) => ({
-    body: { task: await changeTask(ctx, input.task_id, { status: 'completed', completed_note: input.completed_note }) },
+    body: {
+      task: await changeTask(ctx, input.task_id, {
+        status: 'completed',
+        completed_note: input.completed_note,
+      }),
+    },
   }),
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation, type OperationDefinition } from '../../core/define-operation.ts';
 import type { SummarySection } from '../../core/module.ts';
-import { Resource, RecordId, Text, Timestamp } from '../../core/resource-schema.ts';
+import { RecordId, Resource, Text, Timestamp } from '../../core/resource-schema.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
 
 /** The workspace and one section of counts per readable module (each module computes its own). */
@@ -9,7 +9,7 @@ const WorkspaceSummarySchema = Resource('WorkspaceSummary', {
   id: RecordId('ws'),
   name: Text('Northwind Design'),
   summary: MapOf(MapOf(Type.Unknown()), {
-    description: 'By module key (crm, tasks ...): that module\'s counts.',
+    description: "By module key (crm, tasks ...): that module's counts.",
     examples: [{ crm: { contacts: 42, companies: 12 }, tasks: { open: 7, completed: 30 } }],
   }),
   generated_at: Timestamp(),

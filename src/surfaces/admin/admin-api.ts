@@ -59,7 +59,10 @@ export const ADMIN_PREFIX = '/admin/v1';
 
 /** The full success body of an operator route: its declared body plus request_id. */
 export function adminResponseSchema(route: AdminRoute): TObject {
-  return Type.Object({ ...route.response.properties, request_id: requestId }, { additionalProperties: false });
+  return Type.Object(
+    { ...route.response.properties, request_id: requestId },
+    { additionalProperties: false },
+  );
 }
 
 export const adminRoutes: AdminRoute[] = [
@@ -95,7 +98,9 @@ export const adminRoutes: AdminRoute[] = [
     description: 'One live workspace with its modules, MCP policy, rate limit, billing and entitlements.',
     response: Shape({ workspace: WorkspaceSchema }),
     status: 200,
-    handler: async ({ operator, params }) => ({ workspace: await getWorkspace(operator.db, params.workspace_id!) }),
+    handler: async ({ operator, params }) => ({
+      workspace: await getWorkspace(operator.db, params.workspace_id!),
+    }),
   },
   {
     name: 'update_workspace',
@@ -135,7 +140,8 @@ export const adminRoutes: AdminRoute[] = [
     path: '/workspaces/{workspace_id}/credentials',
     tag: 'credentials',
     summary: 'Create a credential',
-    description: 'Issues an API key or MCP token with the scopes given. The token appears only in this response.',
+    description:
+      'Issues an API key or MCP token with the scopes given. The token appears only in this response.',
     body: createCredentialBody,
     response: CreatedCredentialSchema,
     status: 201,
@@ -150,7 +156,9 @@ export const adminRoutes: AdminRoute[] = [
     description: 'The live credentials of a workspace, without their tokens.',
     response: Shape({ credentials: Type.Array(CredentialSchema) }),
     status: 200,
-    handler: async ({ operator, params }) => ({ credentials: await listCredentials(operator.db, params.workspace_id!) }),
+    handler: async ({ operator, params }) => ({
+      credentials: await listCredentials(operator.db, params.workspace_id!),
+    }),
   },
   {
     name: 'revoke_credential',
@@ -172,7 +180,8 @@ export const adminRoutes: AdminRoute[] = [
     path: '/workspaces/{workspace_id}/notes/{note_id}/restore',
     tag: 'workspaces',
     summary: 'Restore an archived note',
-    description: 'Brings an archived note back into every read; a note that is not archived is returned unchanged.',
+    description:
+      'Brings an archived note back into every read; a note that is not archived is returned unchanged.',
     response: Shape({ note: NoteSchema }),
     status: 200,
     handler: async ({ operator, params }) => ({

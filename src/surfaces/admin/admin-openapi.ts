@@ -10,8 +10,15 @@ import { ADMIN_PREFIX, type AdminRoute, adminResponseSchema, adminRoutes } from 
 type Json = Record<string, any>;
 
 // Example IDs of the operator API's path parameters and ID fields.
-const idPrefixes: Record<string, string> = { workspace_id: 'ws', credential_id: 'key', note_id: 'note', request_id: 'req' };
-const sources: ExampleSources = { ids: (field) => (idPrefixes[field] ? exampleId(idPrefixes[field]) : undefined) };
+const idPrefixes: Record<string, string> = {
+  workspace_id: 'ws',
+  credential_id: 'key',
+  note_id: 'note',
+  request_id: 'req',
+};
+const sources: ExampleSources = {
+  ids: (field) => (idPrefixes[field] ? exampleId(idPrefixes[field]) : undefined),
+};
 
 function operationObject(route: AdminRoute, components: Components): Json {
   const response = plain(adminResponseSchema(route));
@@ -37,15 +44,21 @@ function operationObject(route: AdminRoute, components: Components): Json {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: requestBody, example: exampleOf(requestBody, sources, '', true) } },
+            content: {
+              'application/json': { schema: requestBody, example: exampleOf(requestBody, sources, '', true) },
+            },
           },
         }
       : {}),
     responses: {
       [String(route.status)]: {
         description: route.status === 201 ? 'Created.' : 'Success.',
-        headers: { 'x-request-id': { schema: { type: 'string' }, description: "Equals the body's request_id." } },
-        content: { 'application/json': { schema: components.ref(response), example: exampleOf(response, sources) } },
+        headers: {
+          'x-request-id': { schema: { type: 'string' }, description: "Equals the body's request_id." },
+        },
+        content: {
+          'application/json': { schema: components.ref(response), example: exampleOf(response, sources) },
+        },
       },
       ...(requestBody ? { '400': errorResponse } : {}),
       '401': errorResponse,
@@ -77,7 +90,10 @@ export function buildAdminOpenApi(config: Config) {
     },
     servers: [{ url: config.publicUrl }],
     tags: [
-      { name: 'workspaces', description: 'Tenants: modules, MCP policy, rate limit, billing, entitlements, note restores.' },
+      {
+        name: 'workspaces',
+        description: 'Tenants: modules, MCP policy, rate limit, billing, entitlements, note restores.',
+      },
       { name: 'credentials', description: 'API keys and MCP tokens of a workspace.' },
       { name: 'requests', description: 'What was recorded for a request ID.' },
     ],

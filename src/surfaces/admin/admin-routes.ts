@@ -17,13 +17,17 @@ import { buildAdminOpenApi } from './admin-openapi.ts';
  * only `.error.message` sees it (for a mistyped scope: every valid scope).
  */
 function bodyOf(validate: ReturnType<typeof compileSchema>['strict'], request: FastifyRequest) {
-  if (request.body === MALFORMED_JSON) throw validationFailed([{ field: '(body)', message: 'is not valid JSON' }]);
+  if (request.body === MALFORMED_JSON)
+    throw validationFailed([{ field: '(body)', message: 'is not valid JSON' }]);
   const value = request.body ?? {};
   assertNoNul(value);
   if (validate(value)) return value;
   const errors = toFieldErrors(validate.errors);
   const only = errors.length === 1 ? errors[0] : undefined;
-  throw validationFailed(errors, only ? `The input failed validation: ${only.field} ${only.message}.` : undefined);
+  throw validationFailed(
+    errors,
+    only ? `The input failed validation: ${only.field} ${only.message}.` : undefined,
+  );
 }
 
 export function registerAdminRoutes(app: FastifyInstance, deps: PipelineDeps & { clock: Clock }): void {
@@ -51,13 +55,19 @@ export function registerAdminRoutes(app: FastifyInstance, deps: PipelineDeps & {
           const params = request.params as Record<string, string>;
           for (const [name, value] of Object.entries(params)) assertNoNul(value, name);
           const body = validate ? bodyOf(validate, request) : undefined;
-          const result = await route.handler({ operator, params, body, flushUsage: () => deps.usage.flush() });
+          const result = await route.handler({
+            operator,
+            params,
+            body,
+            flushUsage: () => deps.usage.flush(),
+          });
           const sent = { ...result, request_id: request.id };
           if (deps.config.validateResponses) checkResponse({ name: `admin ${route.name}` }, response, sent);
           return reply.code(route.status).send(sent);
         } catch (thrown) {
           const error = asServiceError(thrown);
-          if (error.code === 'internal_error') deps.logger.error({ err: thrown, request_id: request.id }, 'admin call failed');
+          if (error.code === 'internal_error')
+            deps.logger.error({ err: thrown, request_id: request.id }, 'admin call failed');
           return sendError(reply, error, deps.config.publicUrl);
         }
       },

@@ -3,34 +3,55 @@
 import { Type } from '@sinclair/typebox';
 import { MODULES, SCOPES } from '../../core/catalogue.ts';
 import { RequestRecordSchema } from '../../core/platform-schemas.ts';
-import { Enum, exampleId, Nullable, RecordId, Resource, Shape, Text, Timestamp } from '../../core/resource-schema.ts';
+import {
+  Enum,
+  exampleId,
+  Nullable,
+  RecordId,
+  Resource,
+  Shape,
+  Text,
+  Timestamp,
+} from '../../core/resource-schema.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
 
 // Enums, not unions of literals: a wrong value's field error lists every valid one.
 const moduleName = Enum(MODULES);
 const scope = Enum(SCOPES);
 const mcpAuthMethod = Enum(['mcp_token', 'api_key'] as const);
-const credentialKind = Enum(['api_key', 'mcp_token'] as const, { description: 'api_key (REST and MCP) or mcp_token (MCP only).' });
+const credentialKind = Enum(['api_key', 'mcp_token'] as const, {
+  description: 'api_key (REST and MCP) or mcp_token (MCP only).',
+});
 const nullableCount = Nullable(Type.Integer({ minimum: 0 }));
 
 export const createWorkspaceBody = Strict({
   name: Type.String({ minLength: 1, maxLength: 200, examples: ['Acme Corp'] }),
-  modules: Type.Optional(Type.Array(moduleName, { uniqueItems: true, description: 'Enabled modules; default all.' })),
+  modules: Type.Optional(
+    Type.Array(moduleName, { uniqueItems: true, description: 'Enabled modules; default all.' }),
+  ),
 });
 
 export const updateWorkspaceBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['Acme Corp'] })),
     modules: Type.Optional(
-      MapOf(Type.Boolean(), { description: 'Module name -> enabled; merged into the current set.', examples: [{ crm: true, cms: false }] }),
+      MapOf(Type.Boolean(), {
+        description: 'Module name -> enabled; merged into the current set.',
+        examples: [{ crm: true, cms: false }],
+      }),
     ),
     mcp_auth_methods: Type.Optional(Type.Array(mcpAuthMethod, { uniqueItems: true })),
-    rate_limit_per_minute: Type.Optional(Nullable(Type.Integer({ minimum: 1 }), { description: 'null: unlimited.' })),
+    rate_limit_per_minute: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1 }), { description: 'null: unlimited.' }),
+    ),
     billing: Type.Optional(
       Strict({ credit_units: Type.Optional(nullableCount), monthly_cap_units: Type.Optional(nullableCount) }),
     ),
     entitlements: Type.Optional(
-      MapOf(nullableCount, { description: 'Record type -> maximum count; null removes the limit.', examples: [{ contact: 1000 }] }),
+      MapOf(nullableCount, {
+        description: 'Record type -> maximum count; null removes the limit.',
+        examples: [{ contact: 1000 }],
+      }),
     ),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -45,14 +66,19 @@ export const createCredentialBody = Strict({
 export const WorkspaceSchema = Resource('Workspace', {
   id: RecordId('ws'),
   name: Text('Acme Corp'),
-  modules: Shape(
-    Object.fromEntries(MODULES.map((m) => [m, Type.Boolean()])),
-    { description: 'Every module, enabled or not.', examples: [Object.fromEntries(MODULES.map((m) => [m, true]))] },
-  ),
+  modules: Shape(Object.fromEntries(MODULES.map((m) => [m, Type.Boolean()])), {
+    description: 'Every module, enabled or not.',
+    examples: [Object.fromEntries(MODULES.map((m) => [m, true]))],
+  }),
   mcp_auth_methods: Type.Array(mcpAuthMethod),
-  rate_limit_per_minute: Nullable(Type.Integer({ examples: [6000] }), { description: 'Calls per minute; null: unlimited.' }),
+  rate_limit_per_minute: Nullable(Type.Integer({ examples: [6000] }), {
+    description: 'Calls per minute; null: unlimited.',
+  }),
   billing: Shape({ credit_units: nullableCount, monthly_cap_units: nullableCount }),
-  entitlements: MapOf(nullableCount, { description: 'Record type -> maximum count.', examples: [{ contact: 1000 }] }),
+  entitlements: MapOf(nullableCount, {
+    description: 'Record type -> maximum count.',
+    examples: [{ contact: 1000 }],
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { insertCallEvent } from '../../core/call-events.ts';
-import { fail, notFound, type ServiceError, asServiceError } from '../../core/errors.ts';
+import { asServiceError, fail, notFound, type ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { PipelineDeps } from '../../core/run-operation.ts';
 import { assertNoNul } from '../../core/schema.ts';
@@ -22,7 +22,10 @@ const PATH = '/v1/assets/:asset_id/content';
 /** RFC 6266: an ASCII fallback plus the UTF-8 name. */
 export function contentDisposition(fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -40,11 +43,21 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
     const { asset_id: assetId } = request.params as { asset_id: string };
     assertNoNul(assetId, 'asset_id');
     const { expires, signature } = request.query as Record<string, unknown>;
-    if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string' || signature.length > 128) {
-      throw fail('signature_invalid', { message: 'The URL lacks a valid expires and signature; use a URL the service issued.' });
+    if (
+      typeof expires !== 'string' ||
+      !/^\d{1,12}$/.test(expires) ||
+      typeof signature !== 'string' ||
+      signature.length > 128
+    ) {
+      throw fail('signature_invalid', {
+        message: 'The URL lacks a valid expires and signature; use a URL the service issued.',
+      });
     }
     const row = await findAssetById(db, assetId);
-    if (!row || !signatureMatches(await signingKey(db), action, row.workspace_id, row.id, Number(expires), signature)) {
+    if (
+      !row ||
+      !signatureMatches(await signingKey(db), action, row.workspace_id, row.id, Number(expires), signature)
+    ) {
       throw fail('signature_invalid');
     }
     // A deleted workspace records no usage: its URLs answer as if the asset were gone.
@@ -57,7 +70,13 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
   }
 
   /** The usage record of a signed call, once its workspace is known; not billed (the issuing call was). */
-  async function recordCall(request: FastifyRequest, row: AssetsTable, status: number, error: ServiceError | undefined, started: number) {
+  async function recordCall(
+    request: FastifyRequest,
+    row: AssetsTable,
+    status: number,
+    error: ServiceError | undefined,
+    started: number,
+  ) {
     await insertCallEvent(db, {
       workspace_id: row.workspace_id,
       id: newId('call'),
@@ -73,10 +92,17 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
       duration_ms: Math.round(performance.now() - started),
       units: 1,
       billed_units: 0,
-    }).catch((err) => request.log.error({ err, request_id: request.id }, 'could not record a signed URL call'));
+    }).catch((err) =>
+      request.log.error({ err, request_id: request.id }, 'could not record a signed URL call'),
+    );
   }
 
-  type Serve = (row: AssetsTable, request: FastifyRequest, reply: FastifyReply, record: () => Promise<void>) => Promise<unknown>;
+  type Serve = (
+    row: AssetsTable,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    record: () => Promise<void>,
+  ) => Promise<unknown>;
 
   function handle(action: UrlAction, serve: Serve) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
@@ -88,7 +114,8 @@ export async function registerAssetContentRoutes(app: FastifyInstance, deps: Pip
         return await serve(row, request, reply, () => recordCall(request, row, 200, undefined, started));
       } catch (thrown) {
         const error = thrown instanceof ObjectTooLarge ? tooLarge(thrown.maxBytes) : asServiceError(thrown);
-        if (error.code === 'internal_error') request.log.error({ err: thrown, request_id: request.id }, 'signed asset call failed');
+        if (error.code === 'internal_error')
+          request.log.error({ err: thrown, request_id: request.id }, 'signed asset call failed');
         // A refused upload may still be streaming in: close the connection rather than read the rest.
         if (action === 'upload') reply.header('connection', 'close');
         if (found.row) await recordCall(request, found.row, error.status, error, started);

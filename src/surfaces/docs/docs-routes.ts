@@ -8,7 +8,10 @@ const require = createRequire(import.meta.url);
 const swaggerUiDir: string = require('swagger-ui-dist').getAbsoluteFSPath();
 
 const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 /** A Swagger UI page over one OpenAPI document: the workspace API (/docs) or the operator API (/docs/admin). */
 function referencePage(title: string, specUrl: string): string {
@@ -53,11 +56,18 @@ ${rows}
 }
 
 export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
-  await app.register(fastifyStatic, { root: swaggerUiDir, prefix: '/docs/assets/', decorateReply: false, index: false });
+  await app.register(fastifyStatic, {
+    root: swaggerUiDir,
+    prefix: '/docs/assets/',
+    decorateReply: false,
+    index: false,
+  });
   const reference = referencePage('wos API reference', '/openapi.json');
   const adminReference = referencePage('wos operator API reference', '/admin/openapi.json');
   const errors = errorsPage();
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(reference));
-  app.get('/docs/admin', async (_request, reply) => reply.type('text/html; charset=utf-8').send(adminReference));
+  app.get('/docs/admin', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(adminReference),
+  );
   app.get('/docs/api/errors', async (_request, reply) => reply.type('text/html; charset=utf-8').send(errors));
 }

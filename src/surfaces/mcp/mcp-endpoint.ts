@@ -8,7 +8,7 @@ import { fail, type ServiceError, toEnvelope, validationFailed } from '../../cor
 import { MALFORMED_JSON, type PipelineDeps, runOperation } from '../../core/run-operation.ts';
 import { nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
-import { type JsonRpcId, JSONRPC, rpcError } from './json-rpc.ts';
+import { JSONRPC, type JsonRpcId, rpcError } from './json-rpc.ts';
 import { visibleTools } from './mcp-tools.ts';
 
 const TOOLS_PAGE_SIZE = 100;
@@ -34,7 +34,10 @@ function moduleFilterOf(param: unknown): Set<string> | undefined {
   if (unknown.length) {
     const list = unknown.map((name) => JSON.stringify(name)).join(', ');
     throw validationFailed(
-      unknown.map((name) => ({ field: 'modules', message: `${JSON.stringify(name)} is not a module; modules: ${MODULES.join(', ')}` })),
+      unknown.map((name) => ({
+        field: 'modules',
+        message: `${JSON.stringify(name)} is not a module; modules: ${MODULES.join(', ')}`,
+      })),
       `?modules= names unknown modules: ${list}.`,
     );
   }
@@ -44,7 +47,12 @@ function moduleFilterOf(param: unknown): Set<string> | undefined {
 function isLoopbackOrigin(origin: string): boolean {
   try {
     const { hostname } = new URL(origin);
-    return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]' || hostname.endsWith('.localhost');
+    return (
+      hostname === 'localhost' ||
+      hostname === '127.0.0.1' ||
+      hostname === '[::1]' ||
+      hostname.endsWith('.localhost')
+    );
   } catch {
     return false;
   }
@@ -64,18 +72,26 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
 
   const originAllowed = (origin: string | undefined) =>
     origin === undefined ||
-    (deps.config.mcpAllowedOrigins.length ? deps.config.mcpAllowedOrigins.includes(origin) : isLoopbackOrigin(origin));
+    (deps.config.mcpAllowedOrigins.length
+      ? deps.config.mcpAllowedOrigins.includes(origin)
+      : isLoopbackOrigin(origin));
 
   app.post('/mcp', async (request, reply) => {
     const body = request.body as unknown;
-    const message = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    const message =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : undefined;
     const id: JsonRpcId =
       message && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
 
     const failHttp = (error: ServiceError) => {
       if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-      if (error.extras.retry_after_seconds !== undefined) reply.header('retry-after', String(error.extras.retry_after_seconds));
-      return reply.code(error.status).send(rpcError(id, JSONRPC.serverError, error.message, envelope(error, request)));
+      if (error.extras.retry_after_seconds !== undefined)
+        reply.header('retry-after', String(error.extras.retry_after_seconds));
+      return reply
+        .code(error.status)
+        .send(rpcError(id, JSONRPC.serverError, error.message, envelope(error, request)));
     };
 
     if (!originAllowed(request.headers.origin)) return failHttp(fail('origin_not_allowed'));
@@ -83,7 +99,9 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     let principal: Principal;
     try {
       const { authorization } = request.headers;
-      principal = await deps.authThrottle.guard(request.ip, authorization, () => authenticate(deps.database.db, authorization, 'mcp'));
+      principal = await deps.authThrottle.guard(request.ip, authorization, () =>
+        authenticate(deps.database.db, authorization, 'mcp'),
+      );
     } catch (thrown) {
       return failHttp(thrown as ServiceError);
     }
@@ -93,20 +111,28 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       moduleFilter = moduleFilterOf((request.query as Record<string, unknown>).modules);
     } catch (thrown) {
       const error = thrown as ServiceError;
-      return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, error.message, envelope(error, request)));
+      return reply
+        .code(400)
+        .send(rpcError(id, JSONRPC.invalidRequest, error.message, envelope(error, request)));
     }
 
     if (body === MALFORMED_JSON) {
       const error = validationFailed([{ field: '(body)', message: 'is not valid JSON' }]);
-      return reply.code(400).send(rpcError(null, JSONRPC.parseError, 'Parse error', envelope(error, request)));
+      return reply
+        .code(400)
+        .send(rpcError(null, JSONRPC.parseError, 'Parse error', envelope(error, request)));
     }
     if (message?.jsonrpc !== '2.0' || (message.method !== undefined && typeof message.method !== 'string')) {
       const error = validationFailed([{ field: '(body)', message: 'must be one JSON-RPC 2.0 message' }]);
-      return reply.code(400).send(rpcError(id, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
+      return reply
+        .code(400)
+        .send(rpcError(id, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
     }
     if ('id' in message && typeof message.id !== 'string' && typeof message.id !== 'number') {
       const error = validationFailed([{ field: 'id', message: 'must be a string or a number' }]);
-      return reply.code(400).send(rpcError(null, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
+      return reply
+        .code(400)
+        .send(rpcError(null, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
     }
     // Notifications (no id) and responses from the client need no answer.
     if (message.method === undefined || !('id' in message)) return reply.code(202).send();
@@ -122,17 +148,18 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     principal: Principal,
     moduleFilter: Set<string> | undefined,
   ) {
-    const params = (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<
-      string,
-      unknown
-    >;
+    const params = (
+      typeof message.params === 'object' && message.params !== null ? message.params : {}
+    ) as Record<string, unknown>;
     const result = (value: unknown) => reply.send({ jsonrpc: '2.0', id, result: value });
 
     switch (message.method) {
       case 'initialize': {
         const requested = String(params.protocolVersion ?? '');
         return result({
-          protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+          protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+            ? requested
+            : LATEST_PROTOCOL_VERSION,
           capabilities: { tools: { listChanged: false } },
           serverInfo: SERVER_INFO,
           instructions: INSTRUCTIONS,
@@ -146,12 +173,19 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
         if (params.cursor !== undefined) {
           start = Number.parseInt(Buffer.from(String(params.cursor), 'base64url').toString('utf8'), 10);
           if (!Number.isInteger(start) || start < 0 || start >= tools.length) {
-            const error = validationFailed([{ field: 'cursor', message: 'is not a cursor tools/list issued' }]);
-            return reply.send(rpcError(id, JSONRPC.invalidParams, 'Invalid cursor', envelope(error, request)));
+            const error = validationFailed([
+              { field: 'cursor', message: 'is not a cursor tools/list issued' },
+            ]);
+            return reply.send(
+              rpcError(id, JSONRPC.invalidParams, 'Invalid cursor', envelope(error, request)),
+            );
           }
         }
         const page = tools.slice(start, start + TOOLS_PAGE_SIZE);
-        const next = start + TOOLS_PAGE_SIZE < tools.length ? Buffer.from(String(start + TOOLS_PAGE_SIZE)).toString('base64url') : undefined;
+        const next =
+          start + TOOLS_PAGE_SIZE < tools.length
+            ? Buffer.from(String(start + TOOLS_PAGE_SIZE)).toString('base64url')
+            : undefined;
         return result(next ? { tools: page, nextCursor: next } : { tools: page });
       }
       case 'tools/call': {
@@ -176,17 +210,28 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
         });
         reply.headers(outcome.headers);
         if (outcome.ok) return result(toolResult(outcome.body, false));
-        return result(toolResult(envelope(outcome.error, request) as unknown as Record<string, unknown>, true));
+        return result(
+          toolResult(envelope(outcome.error, request) as unknown as Record<string, unknown>, true),
+        );
       }
       default: {
-        const error = validationFailed([{ field: 'method', message: 'is not a method this MCP server supports' }]);
+        const error = validationFailed([
+          { field: 'method', message: 'is not a method this MCP server supports' },
+        ]);
         return reply.send(rpcError(id, JSONRPC.methodNotFound, 'Method not found', envelope(error, request)));
       }
     }
   }
 
   const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    sendError(reply, fail('method_not_allowed', { allow: ['POST'], message: 'This MCP endpoint is stateless: POST one JSON-RPC message.' }), deps.config.publicUrl);
+    sendError(
+      reply,
+      fail('method_not_allowed', {
+        allow: ['POST'],
+        message: 'This MCP endpoint is stateless: POST one JSON-RPC message.',
+      }),
+      deps.config.publicUrl,
+    );
   app.get('/mcp', methodNotAllowed);
   app.delete('/mcp', methodNotAllowed);
 }

@@ -1,6 +1,6 @@
+import type { TObject } from '@sinclair/typebox';
 import type { Principal } from '../../core/auth.ts';
 import { isModuleEnabled } from '../../core/auth.ts';
-import type { TObject } from '@sinclair/typebox';
 import type { OperationDefinition } from '../../core/define-operation.ts';
 import { outputSchema } from '../../core/response-schema.ts';
 import type { Registry } from '../../registry.ts';
@@ -50,7 +50,11 @@ export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
         scopes: op.scopes,
         ...(op.scopeMode === 'any' ? { scope_mode: 'any' } : {}),
         ...(op.deprecated
-          ? { deprecated: true, replaced_by: op.deprecated.replacedBy, rest: `${op.rest.method} ${op.rest.path}` }
+          ? {
+              deprecated: true,
+              replaced_by: op.deprecated.replacedBy,
+              rest: `${op.rest.method} ${op.rest.path}`,
+            }
           : {}),
         ...(op.dryRun ? { dry_run: true } : {}),
         ...(op.extension ? { extension: true } : {}),
@@ -67,7 +71,11 @@ export function canCall(op: OperationDefinition, principal: Principal): boolean 
 }
 
 /** Tools this credential can call now: MCP-exposed, module enabled and selected, scopes held. */
-export function visibleTools(registry: Registry, principal: Principal, moduleFilter?: ReadonlySet<string>): McpTool[] {
+export function visibleTools(
+  registry: Registry,
+  principal: Principal,
+  moduleFilter?: ReadonlySet<string>,
+): McpTool[] {
   return registry.operations
     .filter(
       (op) =>

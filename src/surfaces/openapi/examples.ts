@@ -64,7 +64,8 @@ export function resourceFieldExamples(response: Json): Record<string, unknown> {
   for (const value of Object.values<Json>(response.properties ?? {})) {
     const resource = value.type === 'array' ? value.items : value;
     for (const [name, field] of Object.entries<Json>(resource?.properties ?? {})) {
-      const own = field.examples ?? (field.anyOf as Json[] | undefined)?.find((b) => b.type !== 'null')?.examples;
+      const own =
+        field.examples ?? (field.anyOf as Json[] | undefined)?.find((b) => b.type !== 'null')?.examples;
       if (Array.isArray(own) && !(name in out)) out[name] = own[0];
     }
   }
@@ -111,7 +112,12 @@ function fits(schema: Json, value: unknown): boolean {
  * An example value of a schema. Objects get every property (`requiredOnly`: only the required ones, for
  * request bodies, plus the first optional one when none is required).
  */
-export function exampleOf(schema: TSchema | Json, sources: ExampleSources, name = '', requiredOnly = false): unknown {
+export function exampleOf(
+  schema: TSchema | Json,
+  sources: ExampleSources,
+  name = '',
+  requiredOnly = false,
+): unknown {
   const s = schema as Json;
   const ids = sources;
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
@@ -134,7 +140,9 @@ export function exampleOf(schema: TSchema | Json, sources: ExampleSources, name 
       if (!s.properties && s.additionalProperties && typeof s.additionalProperties === 'object') {
         return { example_key: exampleOf(s.additionalProperties, ids, 'value') };
       }
-      return Object.fromEntries(names.map((key) => [key, exampleOf(properties[key]!, ids, key, requiredOnly)]));
+      return Object.fromEntries(
+        names.map((key) => [key, exampleOf(properties[key]!, ids, key, requiredOnly)]),
+      );
     }
     case 'array':
       return s.items

@@ -34,7 +34,9 @@ export class Components {
     const walk = (node: unknown): unknown => {
       if (Array.isArray(node)) return node.map(walk);
       if (!node || typeof node !== 'object') return node;
-      const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'examples' ? v : walk(v)]));
+      const copy = Object.fromEntries(
+        Object.entries(node).map(([k, v]) => [k, k === 'examples' ? v : walk(v)]),
+      );
       const title = (node as Json).title;
       if (typeof title !== 'string') return copy;
       const existing = this.schemas[title];
@@ -52,16 +54,26 @@ export class Components {
 function querySchema(name: string, schema: Json): Json {
   if (name !== 'limit') return schema;
   const { maximum: _maximum, ...rest } = schema;
-  return { ...rest, description: `Page size (default 25); values above ${MAX_PAGE_SIZE} are clamped to ${MAX_PAGE_SIZE}.` };
+  return {
+    ...rest,
+    description: `Page size (default 25); values above ${MAX_PAGE_SIZE} are clamped to ${MAX_PAGE_SIZE}.`,
+  };
 }
 
-function successResponses(op: OperationDefinition, response: TObject, components: Components, ids: ExampleSources) {
+function successResponses(
+  op: OperationDefinition,
+  response: TObject,
+  components: Components,
+  ids: ExampleSources,
+) {
   const status = String(successStatus(op));
   const example = exampleOf(response, ids);
   const content = op.responseMediaType
     ? { [op.responseMediaType]: { schema: { type: 'string' } } }
     : { 'application/json': { schema: components.ref(plain(response)), example } };
-  const headers = { 'x-request-id': { schema: { type: 'string' }, description: 'Equals the body\'s request_id.' } };
+  const headers = {
+    'x-request-id': { schema: { type: 'string' }, description: "Equals the body's request_id." },
+  };
   const responses: Json = {
     [status]: { description: 'Success; the body is the same as the MCP tool result.', headers, content },
   };
@@ -81,7 +93,12 @@ function successResponses(op: OperationDefinition, response: TObject, components
   return responses;
 }
 
-function operationObject(route: RestRoute, registry: Registry, components: Components, idOf: ExampleSources['ids']) {
+function operationObject(
+  route: RestRoute,
+  registry: Registry,
+  components: Components,
+  idOf: ExampleSources['ids'],
+) {
   const op = route.operation;
   const response = registry.responses.get(op.name)!;
   const ids: ExampleSources = { ids: idOf, fields: resourceFieldExamples(plain(response)) };

@@ -25,7 +25,11 @@ function restInput(route: RestRoute, request: FastifyRequest): { input: unknown;
     return { input: { ...body, ...params }, coerce: false };
   }
   const query = { ...(request.query as Record<string, unknown>) };
-  if ('limit' in route.operation.input.properties && typeof query.limit === 'string' && /^\d+$/.test(query.limit)) {
+  if (
+    'limit' in route.operation.input.properties &&
+    typeof query.limit === 'string' &&
+    /^\d+$/.test(query.limit)
+  ) {
     if (Number(query.limit) > MAX_PAGE_SIZE) query.limit = String(MAX_PAGE_SIZE);
   }
   return { input: { ...query, ...params }, coerce: true };
@@ -61,7 +65,8 @@ export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): vo
         });
         reply.headers(outcome.headers);
         if (!outcome.ok) return sendError(reply, outcome.error, deps.config.publicUrl);
-        if (outcome.raw) return reply.code(outcome.status).type(outcome.raw.contentType).send(outcome.raw.payload);
+        if (outcome.raw)
+          return reply.code(outcome.status).type(outcome.raw.contentType).send(outcome.raw.payload);
         return reply.code(outcome.status).send(outcome.body);
       },
     });

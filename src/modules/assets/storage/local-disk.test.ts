@@ -20,8 +20,15 @@ async function readAll(key: string) {
 
 describe('local disk storage', () => {
   it('writes, reports size and digest, and reads back', async () => {
-    const written = await storage.write('ws_1/ast_1', Readable.from([Buffer.from('abc'), Buffer.from('def')]), 10);
-    expect(written).toEqual({ sizeBytes: 6, sha256: 'bef57ec7f53a6d40beb640a780a639c83bc29ac8a9816f1fc6c5c6dcd93c4721' });
+    const written = await storage.write(
+      'ws_1/ast_1',
+      Readable.from([Buffer.from('abc'), Buffer.from('def')]),
+      10,
+    );
+    expect(written).toEqual({
+      sizeBytes: 6,
+      sha256: 'bef57ec7f53a6d40beb640a780a639c83bc29ac8a9816f1fc6c5c6dcd93c4721',
+    });
     expect((await readAll('ws_1/ast_1'))?.toString()).toBe('abcdef');
     expect(await storage.read('ws_1/missing')).toBeNull();
   });
