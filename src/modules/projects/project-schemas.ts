@@ -13,8 +13,7 @@ import {
   Text,
   timestamps,
 } from '../../core/resource-schema.ts';
-
-const taskStatuses = ['backlog', 'todo', 'in_progress', 'done', 'canceled'] as const;
+import { TASK_STATUSES } from './task-schema.ts';
 
 export const ProjectSchema = Resource('Project', {
   id: RecordId('prj'),
@@ -45,7 +44,7 @@ export const ProjectBoardColumnSchema = Resource('ProjectBoardColumn', {
   name: Text('In progress'),
   position: Type.Integer({ examples: [1] }),
   wip_limit: Nullable(Type.Integer({ examples: [5] })),
-  task_status: Nullable(Enum(taskStatuses), { description: 'The status a task takes when moved here.' }),
+  task_status: Nullable(Enum(TASK_STATUSES), { description: 'The status a task takes when moved here.' }),
   task_count: Type.Integer({ examples: [3] }),
   over_wip_limit: Type.Boolean(),
   ...timestamps,
@@ -62,7 +61,7 @@ const taskProperties = {
   position: Nullable(Type.Integer({ examples: [0] })),
   title: Text('Design the product page'),
   description: NullableText('Hero image, size guide, reviews.'),
-  status: Enum(taskStatuses),
+  status: Enum(TASK_STATUSES),
   priority: Enum(['none', 'low', 'medium', 'high', 'urgent'] as const),
   estimate: Nullable(Type.Integer({ examples: [3] })),
   labels: Type.Array(Type.String(), { examples: [['design', 'web']] }),
