@@ -167,9 +167,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    // request.log already carries request_id (requestIdLogLabel).
     request.log.info(
       {
-        request_id: request.id,
         method: request.method,
         route,
         status: reply.statusCode,
@@ -208,7 +208,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
         config.publicUrl,
       );
     }
-    request.log.error({ err: error, request_id: request.id }, 'unhandled error');
+    request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, fail('internal_error'), config.publicUrl);
   });
 

@@ -89,6 +89,12 @@ describe('wos serve', () => {
     expect((await workspaces.json()).workspaces.map((w: any) => w.name)).toEqual(['Default']);
     // Tokens never reach the logs.
     expect(first.output().split('wos listening')[1]).not.toContain(apiKey);
+    // Each request's log line names its request_id once (a duplicate key is ambiguous to log pipelines).
+    const requestLine = first
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"route":"/v1/contacts"'));
+    expect(requestLine?.match(/"request_id"/g)).toHaveLength(1);
 
     const code = exited(first.child);
     first.child.kill('SIGTERM');
