@@ -240,7 +240,7 @@ describe('wos CLI', () => {
       .execute();
     expect(adminAudit.map((a) => a.surface)).toEqual(['cli', 'cli', 'cli', 'cli']);
     expect(OPERATOR_TOKEN).toMatch(/^wos_op_/);
-  });
+  }, 120_000); // a dozen CLI processes, each loading the TypeScript through tsx
 
   it('fails with a message and a non-zero exit code on bad input', async () => {
     await expect(
