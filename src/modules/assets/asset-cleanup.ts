@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { JobDefinition, JobEnv, JobQueue, PeriodicTask } from '../../jobs/types.ts';
-import { assetsWithContentToDelete, findAssetById, markContentDeleted } from './asset-store.ts';
+import { assetsWithContentToDelete, findAsset, markContentDeleted } from './asset-store.ts';
 import { storageFor } from './storage/configured.ts';
 import { stagingKey, windowStart } from './upload-lifecycle.ts';
 
@@ -26,14 +26,10 @@ async function removeStagedUploads(env: JobEnv, signal: AbortSignal): Promise<nu
   for (const key of await storage.list('uploads')) {
     if (signal.aborted) break;
     const [, workspaceId, assetId] = key.split('/');
-    const row = assetId ? await findAssetById(env.db, assetId) : undefined;
+    // The staged key names its workspace: the lookup is scoped to it (findAsset skips archived assets).
+    const row = workspaceId && assetId ? await findAsset(env.db, workspaceId, assetId) : undefined;
     const takesUploads =
-      row !== undefined &&
-      row.workspace_id === workspaceId &&
-      stagingKey(row) === key &&
-      row.status === 'pending' &&
-      row.archived_at === null &&
-      row.created_at >= start;
+      row !== undefined && stagingKey(row) === key && row.status === 'pending' && row.created_at >= start;
     if (takesUploads) continue;
     await storage.remove(key);
     removed++;

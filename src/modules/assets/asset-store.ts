@@ -38,25 +38,18 @@ export function updateAssetRow(
   return updateRow(db, 'assets', workspaceId, id, changes);
 }
 
-export async function findAsset(db: Kysely<DB>, workspaceId: string, id: string) {
+/**
+ * A live asset. `lockOn: 'postgres'` (complete_asset_upload) locks the row until commit there, so
+ * completions of one asset take turns; SQLite's one writer already serializes them.
+ */
+export async function findAsset(db: Kysely<DB>, workspaceId: string, id: string, lockOn?: Dialect) {
   return db
     .selectFrom('assets')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .where('archived_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/** complete_asset_upload's row: on PostgreSQL locked until commit, so completions of one asset take turns. */
-export async function findAssetForUpdate(db: Kysely<DB>, dialect: Dialect, workspaceId: string, id: string) {
-  return db
-    .selectFrom('assets')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .where('archived_at', 'is', null)
-    .$if(dialect === 'postgres', (query) => query.forUpdate())
+    .$if(lockOn === 'postgres', (query) => query.forUpdate())
     .executeTakeFirst();
 }
 

@@ -14,7 +14,6 @@ import { AssetSchema, DownloadUrlSchema, UploadIntentSchema } from './asset-sche
 import {
   assetBytesInUse,
   findAsset,
-  findAssetForUpdate,
   insertAsset,
   searchAssets,
   toAsset,
@@ -190,7 +189,7 @@ export const completeAssetUpload = defineOperation({
   rest: { method: 'POST', path: '/v1/assets/{asset_id}/complete' },
   responseKey: 'asset',
   handler: async (ctx, input) => {
-    const row = await findAssetForUpdate(ctx.db, ctx.dialect, ctx.workspaceId, input.asset_id);
+    const row = await findAsset(ctx.db, ctx.workspaceId, input.asset_id, ctx.dialect);
     if (!row) throw notFound('asset');
     if (row.status === 'ready') {
       ctx.audit({ targetType: 'asset', targetId: row.id, action: 'complete', changedFields: [] });
