@@ -299,7 +299,15 @@ describe('rules', () => {
       .where('target_type', '=', 'notification')
       .execute();
     expect(audits).toHaveLength(2);
-    expect(audits[0]).toMatchObject({ actor_type: 'system', tool: 'notification_rule' });
+    expect(audits[0]).toMatchObject({ actor_type: 'system', tool: 'notification_rule', surface: 'system' });
+    // caused_by names the event that fired the rule.
+    const fired = await h.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('request_id', '=', done.body.request_id)
+      .where('name', '=', 'task.completed')
+      .executeTakeFirstOrThrow();
+    expect(audits[0]!.caused_by).toBe(fired.id);
     const outbox = await h.db
       .selectFrom('outbox_events')
       .selectAll()

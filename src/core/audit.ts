@@ -20,7 +20,8 @@ export interface AuditWrite {
 
 /**
  * The audit write of work the service does by itself, outside any call (a job disabling an endpoint): actor
- * system, surface system, a request ID of its own, and what caused it.
+ * system, surface system, what caused it, and a request ID of its own unless the work continues a request
+ * (a notification rule firing on a request's event is found under that request).
  */
 export function systemWrite(fields: {
   workspaceId: string;
@@ -29,10 +30,11 @@ export function systemWrite(fields: {
   tool: string;
   defaultAction: string;
   causedBy: string;
+  requestId?: string;
 }): AuditWrite {
   return {
     workspaceId: fields.workspaceId,
-    requestId: newId('req'),
+    requestId: fields.requestId ?? newId('req'),
     occurredAt: fields.occurredAt,
     actor: { type: 'system', credentialId: null, name: fields.actorName },
     surface: 'system',

@@ -2,7 +2,7 @@
 // active rule watches, and the notifications (with their notification.created events, deliveries and audit
 // events) commit together with the relay's record of the event, so each event fires a rule once.
 import { type Kysely, sql } from 'kysely';
-import { auditRow, insertAuditEvents } from '../../core/audit.ts';
+import { auditRow, insertAuditEvents, systemWrite } from '../../core/audit.ts';
 import { isModuleEnabledIn } from '../../core/auth.ts';
 import type { Clock } from '../../core/clock.ts';
 import { mintedBefore } from '../../core/ids.ts';
@@ -104,15 +104,15 @@ async function applyRules(
           },
           now,
         );
-        const write = {
+        const write = systemWrite({
           workspaceId,
           requestId: event.request_id,
           occurredAt: now,
-          actor: { type: 'system' as const, credentialId: null, name: `notification rule ${rule.id}` },
-          surface: 'system' as const,
+          actorName: `notification rule ${rule.id}`,
           tool: 'notification_rule',
           defaultAction: 'create',
-        };
+          causedBy: event.id,
+        });
         audits.push(
           auditRow(write, {
             targetType: 'notification',
