@@ -1,9 +1,9 @@
 // One contract test over the registry: every operation is declared completely and served on both surfaces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES, SCOPES } from '../src/core/catalogue.ts';
-import { outputSchema } from '../src/core/response-schema.ts';
 import { compileResponseSchema } from '../src/core/schema.ts';
 import { buildRegistry } from '../src/registry.ts';
+import { toolInputSchema } from '../src/surfaces/mcp/tool-schemas.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const registry = buildRegistry();
@@ -102,7 +102,9 @@ describe('operation registry', () => {
         return;
       }
       expect(tool).toBeDefined();
-      expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(op.input)));
+      // The operation's own schema, nullable fields written as type lists (tool-schemas.test.ts).
+      expect(tool.inputSchema).toEqual(toolInputSchema(op.input));
+      expect(Object.keys(tool.inputSchema.properties)).toEqual(Object.keys(op.input.properties));
       expect(tool.inputSchema.additionalProperties).toBe(false);
       expect(tool._meta).toEqual({
         module: op.module,
@@ -119,9 +121,12 @@ describe('operation registry', () => {
         ...(op.extension ? { extension: true } : {}),
       });
       expect(tool.annotations.readOnlyHint).toBe(op.kind === 'read');
-      // outputSchema: an object schema whose first branch is the declared body, compacted (the second, the
-      // error envelope); the documented response example conforms to it.
-      expect(tool.outputSchema).toEqual(outputSchema(response));
+      // outputSchema: the outline of the declared body (its keys, their types, which are required) or an
+      // error result; the documented response example conforms to it.
+      const [outline, errorBranch] = tool.outputSchema.anyOf;
+      expect(Object.keys(outline.properties)).toEqual(Object.keys(response.properties));
+      expect(outline.required).toEqual(response.required);
+      expect(errorBranch).toEqual({ required: ['error'] });
       expect(tool.outputSchema.type).toBe('object');
       if (!op.responseMediaType && !op.deprecated) {
         const conforms = compileResponseSchema(tool.outputSchema);

@@ -123,8 +123,7 @@ export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'h
 const idempotencyKey = Type.String({
   minLength: 1,
   maxLength: 255,
-  description:
-    'Makes retries safe: the same key and input return the first result. No secrets or personal data.',
+  description: 'Retry key: a repeat with the same key and input returns the first result. No personal data.',
 });
 const dryRun = Type.Boolean({ default: false, description: 'Preview the change without applying it.' });
 

@@ -103,55 +103,6 @@ export function successStatus(op: OperationDefinition): number {
   return op.kind === 'create' ? 201 : 200;
 }
 
-const ANNOTATIONS = new Set(['examples', 'description', 'title']);
-
-/**
- * A schema as compact as it validates: no annotations (examples, descriptions and titles are in OpenAPI
- * and in the tool's description), objects left open (the closed form is checked by the pipeline and
- * documented in OpenAPI), and `anyOf [{type: T}, {type: null}]` as `type: [T, "null"]`. tools/list
- * carries one per tool, so its size matters more than its prose.
- */
-function compact(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(compact);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'properties') {
-      // Keys here are field names (a resource may have a field named title or description).
-      out[key] = Object.fromEntries(
-        Object.entries(value as object).map(([name, field]) => [name, compact(field)]),
-      );
-    } else if (!ANNOTATIONS.has(key) && !(key === 'additionalProperties' && value === false)) {
-      out[key] = compact(value);
-    }
-  }
-  const branches = out.anyOf as Record<string, unknown>[] | undefined;
-  if (branches?.length === 2 && branches[1]?.type === 'null' && Object.keys(branches[1]).length === 1) {
-    const first = branches[0]!;
-    if (typeof first.type === 'string') {
-      const { anyOf: _anyOf, ...rest } = out;
-      return { ...rest, ...first, type: [first.type, 'null'] };
-    }
-  }
-  return out;
-}
-
-/** What an error result's structuredContent holds: the envelope (its full schema is in OpenAPI). */
-const errorResult = {
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'object', required: ['code', 'message', 'request_id'] } },
-};
-
-/**
- * The MCP outputSchema of an operation: its success body, or the error envelope that an error result
- * (isError) carries in structuredContent. The spec exempts error results from the schema, but the official
- * TypeScript SDK client (1.x) validates them too, so the union keeps both conforming.
- */
-export function outputSchema(response: TObject): Record<string, unknown> {
-  return { type: 'object', anyOf: [compact(JSON.parse(JSON.stringify(response))), errorResult] };
-}
-
 const validators = new WeakMap<TSchema, ValidateFunction>();
 
 function validatorOf(schema: TSchema): ValidateFunction {

@@ -31,10 +31,7 @@ export const logActivity = defineOperation({
   creates: 'activity',
   summary: 'Log an activity',
   description:
-    "Records something that happened (a note, call, email, meeting or an agent's own action) in the " +
-    'activity log, optionally about a contact, company, deal, task or support ticket (which must exist). ' +
-    'occurred_at defaults to now. Agents should log what they did with type agent_action. Send an ' +
-    'idempotency_key so a retry logs it once. Emits activity.logged.',
+    "Records something that happened (a note, call, email, meeting or an agent's own action) in the activity log, optionally about a contact, company, deal, task or support ticket (which must exist). occurred_at defaults to now. Agents should log what they did with type agent_action. Emits activity.logged.",
   input: Strict({
     type: activityType,
     summary: Type.String({ minLength: 1, maxLength: 1000 }),
@@ -78,8 +75,7 @@ export const searchActivityOperation = defineOperation({
   kind: 'read',
   summary: 'Search the activity log',
   description:
-    'Lists activities, newest logged first. `query` matches summary and body case-insensitively; type ' +
-    'narrows to one kind. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists activities, newest logged first. `query` matches summary and body case-insensitively; type narrows to one kind.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     type: Type.Optional(activityType),

@@ -78,9 +78,7 @@ export const createTrackingPlan = defineOperation({
   creates: 'analytics_tracking_plan',
   summary: 'Create a tracking plan',
   description:
-    'Creates a tracking plan for one app: a name, description, the events it includes (names of events ' +
-    'defined for that app) and status (draft by default, or active; one active plan per app, which ' +
-    'validate_event applies). Send an idempotency_key to retry safely. Emits analytics_tracking_plan.created.',
+    'Creates a tracking plan for one app: a name, description, the events it includes (names of events defined for that app) and status (draft by default, or active; one active plan per app, which validate_event applies). Emits analytics_tracking_plan.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     app,
@@ -143,9 +141,7 @@ export const updateTrackingPlan = defineOperation({
   kind: 'update',
   summary: 'Update a tracking plan',
   description:
-    "Changes a tracking plan's name, description, events (replaces the list) or status (draft, active; " +
-    'one active plan per app). The app cannot change. Archived plans are not found. Writes an audit event ' +
-    'naming the changed fields and emits analytics_tracking_plan.updated.',
+    "Changes a tracking plan's name, description, events (replaces the list) or status (draft, active; one active plan per app). The app cannot change. Archived plans are not found. Emits analytics_tracking_plan.updated.",
   input: Strict({
     tracking_plan_id: planId,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

@@ -224,10 +224,7 @@ export const searchAssetsOperation = defineOperation({
   kind: 'read',
   summary: 'Search assets',
   description:
-    'Lists assets that are not archived, newest first. Filters: query (file name, case-insensitive), ' +
-    'asset_type, mime_type (exact, or a family such as image/*), status (pending or ready) and the related ' +
-    'record (related_resource_type, related_resource_id). Pass next_cursor back as cursor, with the same ' +
-    "filters, for the next page. Use get_asset_download_url for a file's bytes.",
+    "Lists assets that are not archived, newest first. Filters: query (file name, case-insensitive), asset_type, mime_type (exact, or a family such as image/*), status (pending or ready) and the related record (related_resource_type, related_resource_id). Use get_asset_download_url for a file's bytes.",
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     asset_type: Type.Optional(assetType),

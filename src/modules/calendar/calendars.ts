@@ -53,10 +53,7 @@ export const createCalendar = defineOperation({
   creates: 'calendar',
   summary: 'Create a calendar',
   description:
-    'Creates a calendar with a time zone (IANA name, validated; default UTC) that its events use unless ' +
-    'they name their own, an optional colour and owner. Add events with create_calendar_event; subscribe ' +
-    'to it in calendar apps through its iCalendar feed (ics_path). Send an idempotency_key so a retry ' +
-    'returns the same calendar. Writes an audit event and emits calendar.created.',
+    'Creates a calendar with a time zone (IANA name, validated; default UTC) that its events use unless they name their own, an optional colour and owner. Add events with create_calendar_event; subscribe to it in calendar apps through its iCalendar feed (ics_path). Emits calendar.created.',
   input: Strict({
     name,
     description: Type.Optional(description),
@@ -92,9 +89,7 @@ export const listCalendarsOperation = defineOperation({
   scopes: ['calendar:read'],
   kind: 'read',
   summary: 'List calendars',
-  description:
-    'Lists calendars, newest first, filtered by owner_id; `query` matches name and description. Pass ' +
-    'next_cursor back as cursor, with the same filters, for the next page.',
+  description: 'Lists calendars, newest first, filtered by owner_id; `query` matches name and description.',
   input: Strict({
     owner_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -117,9 +112,7 @@ export const updateCalendar = defineOperation({
   kind: 'update',
   summary: 'Update a calendar',
   description:
-    "Changes a calendar's name, description, timezone, color or owner_id (null clears optional fields). A " +
-    'new timezone applies to events created afterwards; existing events keep their own zone. Retries are ' +
-    'safe: send the same end state. Writes an audit event and emits calendar.updated when something changed.',
+    "Changes a calendar's name, description, timezone, color or owner_id (null clears optional fields). A new timezone applies to events created afterwards; existing events keep their own zone. Emits calendar.updated when something changed.",
   input: Strict({
     calendar_id: Type.String({ minLength: 1, description: 'ID of the calendar (cal_...).' }),
     name: Type.Optional(name),

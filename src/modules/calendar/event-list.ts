@@ -99,11 +99,7 @@ export const listEventsOperation = defineOperation({
   kind: 'read',
   summary: 'List calendar events or their occurrences',
   description:
-    'Without from/to: lists events themselves, newest first. With a window (from and to, ISO 8601, at most ' +
-    '366 days): lists the occurrences overlapping it in start order, recurring events expanded, each with ' +
-    "its event_id and its own starts_at/ends_at in the event's zone (local times kept across DST). Filters: " +
-    'calendar_id, status, related record, query (title, description, location). Pass next_cursor back as ' +
-    'cursor, with the same filters, for the next page.',
+    "Without from/to: lists events themselves, newest first. With a window (from and to, ISO 8601, at most 366 days): lists the occurrences overlapping it in start order, recurring events expanded, each with its event_id and its own starts_at/ends_at in the event's zone (local times kept across DST). Filters: calendar_id, status, related record, query (title, description, location).",
   input: Strict({
     calendar_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(eventStatus),

@@ -39,12 +39,7 @@ export const createCalendarEvent = defineOperation({
   creates: 'calendar_event',
   summary: 'Create a calendar event',
   description:
-    'Creates an event in a calendar: timed (starts_at and ends_at, ISO 8601 with offset) or all-day ' +
-    "(all_day with start_date and end_date, inclusive), in its own IANA timezone (default the calendar's), " +
-    'optionally recurring (an RFC 5545 RRULE in recurrence, with excluded_dates), with attendees (email or ' +
-    'contact_id) and a related record (contact, company, deal, support_ticket, project_task; it must exist). ' +
-    'Send an idempotency_key so a retry returns the same event. Writes an audit event and emits ' +
-    'calendar_event.created.',
+    "Creates an event in a calendar: timed (starts_at and ends_at, ISO 8601 with offset) or all-day (all_day with start_date and end_date, inclusive), in its own IANA timezone (default the calendar's), optionally recurring (an RFC 5545 RRULE in recurrence, with excluded_dates), with attendees (email or contact_id) and a related record (contact, company, deal, support_ticket, project_task; it must exist). Emits calendar_event.created.",
   input: Strict({
     calendar_id: Type.String({ minLength: 1, description: 'Calendar of the event (cal_...).' }),
     title: eventFields.title,
@@ -157,11 +152,7 @@ export const updateCalendarEvent = defineOperation({
   kind: 'update',
   summary: 'Update a calendar event',
   description:
-    'Changes any field of an event (null clears optional ones; attendees and excluded_dates replace the ' +
-    'lists; calendar_id moves it to another calendar). The result is validated like a create: ends after ' +
-    'starts, valid zone and RRULE. Changing timezone keeps the instants of starts_at and ends_at; removing ' +
-    'recurrence drops excluded_dates. Edits apply to the whole series. Writes an audit event naming the ' +
-    'changed fields and emits calendar_event.canceled when it becomes canceled, otherwise calendar_event.updated.',
+    'Changes any field of an event (null clears optional ones; attendees and excluded_dates replace the lists; calendar_id moves it to another calendar). The result is validated like a create: ends after starts, valid zone and RRULE. Changing timezone keeps the instants of starts_at and ends_at; removing recurrence drops excluded_dates. Edits apply to the whole series. Emits calendar_event.canceled when it becomes canceled, otherwise calendar_event.updated.',
   input: Strict({
     event_id: Type.String({ minLength: 1, description: 'ID of the event (cev_...).' }),
     calendar_id: Type.Optional(

@@ -31,11 +31,7 @@ export const createCollection = defineOperation({
   creates: 'cms_collection',
   summary: 'Create a CMS collection',
   description:
-    'Creates a collection (a content type such as blog posts or products) in a site. key is unique within ' +
-    'the site. fields defines the content of its entries: each has a key, a type (text, rich_text, number, ' +
-    'boolean, date, url, reference to an entry, asset), and optionally required and list (an array of the ' +
-    'type). Entries are validated against these definitions. Send an idempotency_key so a retry returns the ' +
-    'same collection. Emits cms_collection.created.',
+    'Creates a collection (a content type such as blog posts or products) in a site. key is unique within the site. fields defines the content of its entries: each has a key, a type (text, rich_text, number, boolean, date, url, reference to an entry, asset), and optionally required and list (an array of the type). Entries are validated against these definitions. Emits cms_collection.created.',
   input: Strict({
     site_id: Type.String({ minLength: 1, description: 'ID of the CMS site (site_...).' }),
     key: Type.String({
@@ -98,9 +94,7 @@ export const listCmsCollections = defineOperation({
   extension: true,
   summary: 'List CMS collections',
   description:
-    'Lists collections with their field definitions, newest first; site_id narrows to one site and query ' +
-    'matches key, name and description. Use it to learn which fields create_entry expects. Pass next_cursor ' +
-    'back as cursor, with the same filters, for the next page.',
+    'Lists collections with their field definitions, newest first; site_id narrows to one site and query matches key, name and description. Use it to learn which fields create_entry expects.',
   input: Strict({
     site_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),

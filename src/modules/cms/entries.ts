@@ -78,12 +78,7 @@ export const createEntry = defineOperation({
   creates: 'cms_entry',
   summary: 'Create a CMS entry',
   description:
-    "Creates a content entry in a collection. fields must match the collection's field definitions (see " +
-    'list_cms_collections): a missing required field, an unknown key or a wrong type fails with ' +
-    'validation_failed naming e.g. fields.price; reference and asset fields must name existing records. slug ' +
-    'is derived from the title when absent (made unique with -2, -3 ...); a given slug must be free in the ' +
-    'collection. status defaults to draft; published sets published_at. Send an idempotency_key so a retry ' +
-    'returns the same entry. Emits entry.created.',
+    "Creates a content entry in a collection. fields must match the collection's field definitions (see list_cms_collections): a missing required field, an unknown key or a wrong type fails with validation_failed naming e.g. fields.price; reference and asset fields must name existing records. slug is derived from the title when absent (made unique with -2, -3 ...); a given slug must be free in the collection. status defaults to draft; published sets published_at. Emits entry.created.",
   input: Strict({
     collection_id: Type.String({ minLength: 1, description: 'ID of the collection (col_...).' }),
     title: Type.String({ minLength: 1, maxLength: 500 }),
@@ -131,9 +126,7 @@ export const searchEntriesOperation = defineOperation({
   kind: 'read',
   summary: 'Search CMS entries',
   description:
-    'Lists CMS entries, newest first. Filters: site_id, collection_id, status (draft, review, published, ' +
-    'archived) and query, matched case-insensitively against the title and the text and rich_text fields. ' +
-    'Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists CMS entries, newest first. Filters: site_id, collection_id, status (draft, review, published, archived) and query, matched case-insensitively against the title and the text and rich_text fields.',
   input: Strict({
     site_id: Type.Optional(Type.String({ minLength: 1 })),
     collection_id: Type.Optional(Type.String({ minLength: 1 })),

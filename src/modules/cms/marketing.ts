@@ -48,11 +48,7 @@ export const createMarketingCampaign = defineOperation({
   creates: 'marketing_campaign',
   summary: 'Create a marketing campaign',
   description:
-    'Creates a marketing campaign with a channel (email, social, ads, web, event, other; default other), a ' +
-    'status (planned by default, active, paused, completed), an optional budget in integer cents with its ' +
-    'currency (default USD) and a time window (ends_at not before starts_at). Attach posts with ' +
-    'create_marketing_post. Send an idempotency_key so a retry returns the same campaign. Emits ' +
-    'marketing_campaign.created.',
+    'Creates a marketing campaign with a channel (email, social, ads, web, event, other; default other), a status (planned by default, active, paused, completed), an optional budget in integer cents with its currency (default USD) and a time window (ends_at not before starts_at). Attach posts with create_marketing_post. Emits marketing_campaign.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
@@ -109,8 +105,7 @@ export const listMarketingCampaigns = defineOperation({
   kind: 'read',
   summary: 'List marketing campaigns',
   description:
-    'Lists marketing campaigns, newest first, filtered by status, channel and query (name and description, ' +
-    'case-insensitive). Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists marketing campaigns, newest first, filtered by status, channel and query (name and description, case-insensitive).',
   input: Strict({
     status: Type.Optional(campaignStatus),
     channel: Type.Optional(channel),
@@ -138,11 +133,7 @@ export const createMarketingPost = defineOperation({
   creates: 'marketing_post',
   summary: 'Create a marketing post',
   description:
-    'Creates a marketing post (an email, social post, ad ...), optionally in a campaign (campaign_id) and ' +
-    "pointing at a CMS entry (cms_entry_id); both must exist. channel defaults to the campaign's and is " +
-    'required without one. status defaults to draft; scheduled needs scheduled_at; published sets ' +
-    'published_at (default now), which only published posts carry. Send an idempotency_key so a retry ' +
-    'returns the same post. Emits marketing_post.created.',
+    "Creates a marketing post (an email, social post, ad ...), optionally in a campaign (campaign_id) and pointing at a CMS entry (cms_entry_id); both must exist. channel defaults to the campaign's and is required without one. status defaults to draft; scheduled needs scheduled_at; published sets published_at (default now), which only published posts carry. Emits marketing_post.created.",
   input: Strict({
     campaign_id: Type.Optional(
       Type.String({ minLength: 1, description: 'ID of a marketing campaign (mcmp_...).' }),
@@ -207,9 +198,7 @@ export const listMarketingPosts = defineOperation({
   kind: 'read',
   summary: 'List marketing posts',
   description:
-    'Lists marketing posts, newest first, filtered by status (draft, scheduled, published), channel, ' +
-    'campaign_id, cms_entry_id and query (title and body, case-insensitive). Pass next_cursor back as ' +
-    'cursor, with the same filters, for the next page.',
+    'Lists marketing posts, newest first, filtered by status (draft, scheduled, published), channel, campaign_id, cms_entry_id and query (title and body, case-insensitive).',
   input: Strict({
     status: Type.Optional(postStatus),
     channel: Type.Optional(channel),

@@ -30,10 +30,7 @@ export const createCmsSite = defineOperation({
   creates: 'cms_site',
   summary: 'Create a CMS site',
   description:
-    'Creates a CMS site: the top of the content tree (site > collections > entries). domain (a host name ' +
-    'such as www.example.com, stored lowercase) is optional and unique in the workspace; default_locale ' +
-    'defaults to en. Create collections in it with create_collection. Send an idempotency_key so a retry ' +
-    'returns the same site. Emits cms_site.created.',
+    'Creates a CMS site: the top of the content tree (site > collections > entries). domain (a host name such as www.example.com, stored lowercase) is optional and unique in the workspace; default_locale defaults to en. Create collections in it with create_collection. Emits cms_site.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     domain: Type.Optional(Type.String({ format: 'hostname', minLength: 1, maxLength: 253 })),
@@ -80,8 +77,7 @@ export const listCmsSites = defineOperation({
   kind: 'read',
   summary: 'List CMS sites',
   description:
-    'Lists CMS sites, newest first; query matches name, domain and description case-insensitively. Pass ' +
-    'next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists CMS sites, newest first; query matches name, domain and description case-insensitively.',
   input: Strict({ query: Type.Optional(Type.String({ maxLength: 500 })), ...pageInput }),
   rest: { method: 'GET', path: '/v1/cms/sites' },
   responseKey: 'sites',

@@ -34,10 +34,7 @@ export const createAccountingAccount = defineOperation({
   creates: 'accounting_account',
   summary: 'Create an accounting account',
   description:
-    'Adds an account to the chart of accounts: a code unique in the workspace (e.g. 1000), a name and a type ' +
-    '(asset, liability, equity, revenue, expense). Journal entry lines post to accounts by ID. Send an ' +
-    'idempotency_key so a retry returns the same account. Writes an audit event and emits ' +
-    'accounting_account.created.',
+    'Adds an account to the chart of accounts: a code unique in the workspace (e.g. 1000), a name and a type (asset, liability, equity, revenue, expense). Journal entry lines post to accounts by ID. Emits accounting_account.created.',
   input: Strict({
     code: Type.String({
       minLength: 1,
@@ -87,9 +84,7 @@ export const listAccountingAccounts = defineOperation({
   kind: 'read',
   summary: 'List accounting accounts',
   description:
-    'Lists the chart of accounts, newest first, filtered by type (asset, liability, equity, revenue, ' +
-    'expense); `query` matches code, name and description. Pass next_cursor back as cursor, with the same ' +
-    'filters, for the next page.',
+    'Lists the chart of accounts, newest first, filtered by type (asset, liability, equity, revenue, expense); `query` matches code, name and description.',
   input: Strict({
     type: Type.Optional(accountType),
     query: Type.Optional(Type.String({ maxLength: 500 })),

@@ -27,8 +27,7 @@ export const createCompany = defineOperation({
   creates: 'company',
   summary: 'Create a company',
   description:
-    'Creates a company (an organisation contacts and deals belong to). Use search_companies first to avoid ' +
-    'duplicates; send an idempotency_key so a retry returns the same company. Writes an audit event and emits company.created.',
+    'Creates a company (an organisation contacts and deals belong to). Use search_companies first to avoid duplicates; send an idempotency_key so a retry returns the same company. Emits company.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     domain: Type.Optional(
@@ -65,8 +64,7 @@ export const searchCompaniesOperation = defineOperation({
   kind: 'read',
   summary: 'Search companies',
   description:
-    'Lists companies, newest first. `query` matches name, domain, website and notes case-insensitively. ' +
-    'Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists companies, newest first. `query` matches name, domain, website and notes case-insensitively.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,

@@ -27,9 +27,7 @@ export const createContact = defineOperation({
   creates: 'contact',
   summary: 'Create a contact',
   description:
-    'Creates a contact (a person). Link it to a company with company_id (must exist), or give company_name ' +
-    'alone when no company record exists. Use search_contacts first to avoid duplicates; send an ' +
-    'idempotency_key so a retry returns the same contact. Writes an audit event and emits contact.created.',
+    'Creates a contact (a person). Link it to a company with company_id (must exist), or give company_name alone when no company record exists. Use search_contacts first to avoid duplicates; send an idempotency_key so a retry returns the same contact. Emits contact.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
@@ -73,8 +71,7 @@ export const searchContactsOperation = defineOperation({
   kind: 'read',
   summary: 'Search contacts',
   description:
-    'Lists contacts, newest first. `query` matches name, email, company name and notes case-insensitively; ' +
-    'company_id narrows to one company. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists contacts, newest first. `query` matches name, email, company name and notes case-insensitively; company_id narrows to one company.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     company_id: Type.Optional(Type.String({ minLength: 1 })),

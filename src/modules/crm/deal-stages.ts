@@ -44,11 +44,7 @@ export const createDealStage = defineOperation({
   creates: 'deal_stage',
   summary: 'Create a custom deal stage',
   description:
-    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost). Its key ' +
-    '(lower-case letters, digits, underscores) must be new in the workspace and is then accepted as stage_key ' +
-    'by create_deal and update_deal. kind says whether deals in it are open, won or lost. Without position it ' +
-    'goes after the last stage of its kind. Send an idempotency_key so a retry returns the same stage. Writes ' +
-    'an audit event and emits deal_stage.created.',
+    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost). Its key (lower-case letters, digits, underscores) must be new in the workspace and is then accepted as stage_key by create_deal and update_deal. kind says whether deals in it are open, won or lost. Without position it goes after the last stage of its kind. Emits deal_stage.created.',
   input: Strict({
     key: Type.String({
       minLength: 1,
@@ -106,10 +102,7 @@ export const listDealStages = defineOperation({
   kind: 'read',
   summary: 'List deal stages',
   description:
-    'Lists the pipeline stages a deal can be in, ordered by position: the built-in stages (new, qualified, ' +
-    "proposal, won, lost; built_in true) together with the workspace's custom stages. Use the key as " +
-    'stage_key on create_deal and update_deal. `query` matches key and name. Pass next_cursor back as cursor, ' +
-    'with the same filters, for the next page.',
+    "Lists the pipeline stages a deal can be in, ordered by position: the built-in stages (new, qualified, proposal, won, lost; built_in true) together with the workspace's custom stages. Use the key as stage_key on create_deal and update_deal. `query` matches key and name.",
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,

@@ -106,11 +106,7 @@ export const createDeal = defineOperation({
   creates: 'deal',
   summary: 'Create a deal',
   description:
-    'Creates a deal (a sales opportunity) in a pipeline stage: stage_key (preferred) or stage, a built-in key ' +
-    '(new, qualified, proposal, won, lost) or a custom one from list_deal_stages; default new. amount_cents ' +
-    'is in the smallest currency unit (default 0), currency defaults to USD. company_id and contact_id must ' +
-    'exist. A deal created in a won or lost stage gets closed_at. Send an idempotency_key so a retry returns ' +
-    'the same deal. Writes an audit event and emits deal.created.',
+    'Creates a deal (a sales opportunity) in a pipeline stage: stage_key (preferred) or stage, a built-in key (new, qualified, proposal, won, lost) or a custom one from list_deal_stages; default new. amount_cents is in the smallest currency unit (default 0), currency defaults to USD. company_id and contact_id must exist. A deal created in a won or lost stage gets closed_at. Emits deal.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     company_id: Type.Optional(idInput('ID of an existing company (cmp_...).')),
@@ -221,11 +217,7 @@ export const updateDeal = defineOperation({
   kind: 'update',
   summary: 'Update a deal',
   description:
-    'Moves a deal to another stage (stage_key preferred, or stage; built-in or custom) and/or changes its ' +
-    'amount_cents, currency, custom_fields (merged key by key; null removes a key) or notes. Moving into a ' +
-    'won or lost stage sets closed_at, moving back to an open stage clears it. Retries are safe: send the ' +
-    'same end state. Writes an audit event naming the changed fields; emits deal.stage_changed when the ' +
-    'stage changes and deal.updated when other fields change. To preview a change, use PATCH with dry_run.',
+    'Moves a deal to another stage (stage_key preferred, or stage; built-in or custom) and/or changes its amount_cents, currency, custom_fields (merged key by key; null removes a key) or notes. Moving into a won or lost stage sets closed_at, moving back to an open stage clears it. Emits deal.stage_changed when the stage changes and deal.updated when other fields change. To preview a change, use PATCH with dry_run.',
   input: Strict(updateDealFields),
   rest: { method: 'PATCH', path: '/v1/deals/{deal_id}' },
   responseKey: 'deal',

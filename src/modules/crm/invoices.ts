@@ -58,11 +58,7 @@ export const createInvoice = defineOperation({
   creates: 'invoice',
   summary: 'Create an invoice',
   description:
-    'Creates a draft invoice with line items (kind, name, unit_amount_cents, quantity default 1); the ' +
-    'service computes total_cents, amount_paid_cents and balance_cents. invoice_number must be new in the ' +
-    'workspace; company_id, contact_id and deal_id must exist; currency defaults to USD. Send it with ' +
-    'update_invoice (status sent) and record money against it with record_payment. Send an idempotency_key ' +
-    'so a retry returns the same invoice. Writes an audit event and emits invoice.created.',
+    'Creates a draft invoice with line items (kind, name, unit_amount_cents, quantity default 1); the service computes total_cents, amount_paid_cents and balance_cents. invoice_number must be new in the workspace; company_id, contact_id and deal_id must exist; currency defaults to USD. Send it with update_invoice (status sent) and record money against it with record_payment. Emits invoice.created.',
   input: Strict({
     invoice_number: Type.String({
       minLength: 1,
@@ -127,9 +123,7 @@ export const listInvoicesOperation = defineOperation({
   kind: 'read',
   summary: 'List invoices',
   description:
-    'Lists invoices, newest first, filtered by status (draft, sent, partially_paid, paid, void), company_id, ' +
-    'contact_id and deal_id. Each carries total_cents, amount_paid_cents and balance_cents. Pass next_cursor ' +
-    'back as cursor, with the same filters, for the next page.',
+    'Lists invoices, newest first, filtered by status (draft, sent, partially_paid, paid, void), company_id, contact_id and deal_id. Each carries total_cents, amount_paid_cents and balance_cents.',
   input: Strict({
     status: Type.Optional(invoiceStatus),
     company_id: Type.Optional(idInput('Only invoices of this company.')),
@@ -153,11 +147,7 @@ export const updateInvoice = defineOperation({
   extension: true,
   summary: 'Send or void an invoice, or change its due date',
   description:
-    'Marks a draft invoice sent (status sent), voids a draft or sent invoice that has no payments (status ' +
-    'void; a void invoice takes no payments and cannot change), changes due_date (null clears it) or merges ' +
-    'custom_fields (null removes a key). Paid states are reached only through record_payment. Retries are ' +
-    'safe: sending the current state changes nothing. Writes an audit event naming the changed fields and ' +
-    'emits invoice.sent, invoice.voided or invoice.updated.',
+    'Marks a draft invoice sent (status sent), voids a draft or sent invoice that has no payments (status void; a void invoice takes no payments and cannot change), changes due_date (null clears it) or merges custom_fields (null removes a key). Paid states are reached only through record_payment. Emits invoice.sent, invoice.voided or invoice.updated.',
   input: Strict({
     invoice_id: idInput('ID of the invoice (inv_...).'),
     status: Type.Optional(Enum(['sent', 'void'] as const)),

@@ -111,12 +111,7 @@ export const createJournalEntry = defineOperation({
   creates: 'journal_entry',
   summary: 'Create a journal entry',
   description:
-    'Records a double-entry journal entry: at least two lines, each with an existing account_id and exactly ' +
-    'one of debit_cents or credit_cents above 0; total debits must equal total credits (otherwise ' +
-    'validation_failed on lines, naming both totals, and nothing is stored). status is draft (default, still ' +
-    'editable with update_journal_entry) or posted (final). entry_number, when given, is unique. Send an ' +
-    'idempotency_key so a retry returns the same entry. Writes an audit event and emits journal_entry.created ' +
-    '(and journal_entry.posted when created posted).',
+    'Records a double-entry journal entry: at least two lines, each with an existing account_id and exactly one of debit_cents or credit_cents above 0; total debits must equal total credits (otherwise validation_failed on lines, naming both totals, and nothing is stored). status is draft (default, still editable with update_journal_entry) or posted (final). entry_number, when given, is unique. Emits journal_entry.created (and journal_entry.posted when created posted).',
   input: Strict({
     entry_number: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, unique in the workspace.' }),
@@ -168,8 +163,7 @@ export const listJournalEntriesOperation = defineOperation({
   kind: 'read',
   summary: 'List journal entries',
   description:
-    'Lists journal entries with their lines, newest first, filtered by status (draft, posted); `query` ' +
-    'matches memo and entry_number. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists journal entries with their lines, newest first, filtered by status (draft, posted); `query` matches memo and entry_number.',
   input: Strict({
     status: Type.Optional(entryStatus),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -197,11 +191,7 @@ export const updateJournalEntry = defineOperation({
   extension: true,
   summary: 'Edit or post a draft journal entry',
   description:
-    'Changes a draft journal entry (entry_number, memo, lines with the same balance rules as ' +
-    'create_journal_entry, custom_fields merged key by key) and/or posts it (status posted). A posted entry ' +
-    'cannot be changed (validation_failed): correct it with a new, reversing entry. Retries are safe: ' +
-    'sending the current state changes nothing. Writes an audit event naming the changed fields and emits ' +
-    'journal_entry.updated and/or journal_entry.posted.',
+    'Changes a draft journal entry (entry_number, memo, lines with the same balance rules as create_journal_entry, custom_fields merged key by key) and/or posts it (status posted). A posted entry cannot be changed (validation_failed): correct it with a new, reversing entry. Emits journal_entry.updated and/or journal_entry.posted.',
   input: Strict({
     journal_entry_id: idInput('ID of the journal entry (jrn_...).'),
     entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),

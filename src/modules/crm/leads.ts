@@ -38,10 +38,7 @@ export const createLead = defineOperation({
   creates: 'lead',
   summary: 'Create a lead',
   description:
-    'Captures a lead (a prospect not yet qualified into a contact): name, optional email, phone, ' +
-    'company_name, title, source, score and custom_fields (filterable with list_leads). Leads start with ' +
-    'status new; turn one into a contact (and company, and deal) with convert_lead. Send an idempotency_key ' +
-    'so a retry returns the same lead. Writes an audit event and emits lead.created.',
+    'Captures a lead (a prospect not yet qualified into a contact): name, optional email, phone, company_name, title, source, score and custom_fields (filterable with list_leads). Leads start with status new; turn one into a contact (and company, and deal) with convert_lead. Emits lead.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
@@ -94,10 +91,7 @@ export const listLeadsOperation = defineOperation({
   kind: 'read',
   summary: 'List leads',
   description:
-    'Lists leads, newest first. `query` matches name, email, company_name and title case-insensitively; ' +
-    'status and source filter exactly; custom_field_key with custom_field_value matches leads whose custom ' +
-    'field equals the value (compared as text: 42, true, gold), custom_field_key alone matches leads that ' +
-    'have the field. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists leads, newest first. `query` matches name, email, company_name and title case-insensitively; status and source filter exactly; custom_field_key with custom_field_value matches leads whose custom field equals the value (compared as text: 42, true, gold), custom_field_key alone matches leads that have the field.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     status: Type.Optional(statusInput),

@@ -62,10 +62,7 @@ export const createNote = defineOperation({
   creates: 'note',
   summary: 'Add a note to a contact, company or deal',
   description:
-    'Adds a note (body, optional title) about at least one subject: contact_id, company_id and/or deal_id, ' +
-    'each of which must exist. Notes accumulate, each with its own author, timestamp and history, unlike the ' +
-    'single overwritten notes field of contacts, companies and deals. custom_fields and metadata hold scalar ' +
-    'values. Send an idempotency_key so a retry returns the same note. Writes an audit event and emits note.created.',
+    'Adds a note (body, optional title) about at least one subject: contact_id, company_id and/or deal_id, each of which must exist. Notes accumulate, each with its own author, timestamp and history, unlike the single overwritten notes field of contacts, companies and deals. custom_fields and metadata hold scalar values. Emits note.created.',
   input: Strict({
     body: bodyInput,
     title: Type.Optional(titleInput),
@@ -112,9 +109,7 @@ export const listNotesOperation = defineOperation({
   kind: 'read',
   summary: 'List notes',
   description:
-    'Lists notes, newest first, about a contact_id, company_id and/or deal_id; `query` matches title and ' +
-    'body case-insensitively. Archived notes are left out. An empty list is a valid answer (no notes yet). ' +
-    'Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists notes, newest first, about a contact_id, company_id and/or deal_id; `query` matches title and body case-insensitively. Archived notes are left out. An empty list is a valid answer (no notes yet).',
   input: Strict({
     contact_id: Type.Optional(idInput('Only notes about this contact.')),
     company_id: Type.Optional(idInput('Only notes about this company.')),
@@ -153,10 +148,7 @@ export const updateNote = defineOperation({
   kind: 'update',
   summary: 'Edit a note',
   description:
-    "Changes a note's title, body, subjects (contact_id, company_id, deal_id: must exist; null unlinks; " +
-    'at least one must remain), custom_fields or metadata (both merged key by key; null removes a key). At ' +
-    'least one field must change, otherwise validation_failed. Archived notes are not found. Writes an audit ' +
-    'event naming the changed fields and emits note.updated.',
+    "Changes a note's title, body, subjects (contact_id, company_id, deal_id: must exist; null unlinks; at least one must remain), custom_fields or metadata (both merged key by key; null removes a key). At least one field must change, otherwise validation_failed. Archived notes are not found. Emits note.updated.",
   input: Strict({
     note_id: idInput('ID of the note (note_...).'),
     title: Type.Optional(Type.Union([titleInput, Type.Null()])),
@@ -218,9 +210,7 @@ export const archiveNote = defineOperation({
   kind: 'archive',
   summary: 'Archive a note',
   description:
-    'Archives a note: it disappears from every read (list_notes, GET /v1/notes/{note_id}) but is kept with ' +
-    'its history (get_record_history with target_type note still reads it), and an operator can restore it. ' +
-    'Archiving an archived note changes nothing and returns it again. Writes an audit event and emits note.archived.',
+    'Archives a note: it disappears from every read (list_notes, GET /v1/notes/{note_id}) but is kept with its history (get_record_history with target_type note still reads it), and an operator can restore it. Archiving an archived note changes nothing and returns it again. Emits note.archived.',
   input: Strict({ note_id: idInput('ID of the note (note_...).') }),
   rest: { method: 'DELETE', path: '/v1/notes/{note_id}' },
   responseKey: 'note',

@@ -50,13 +50,7 @@ export const recordPayment = defineOperation({
   creates: 'payment',
   summary: 'Record a payment',
   description:
-    'Records money received, optionally against an invoice (without invoice_id it is an unapplied payment). ' +
-    "With an invoice: it must exist and not be void, currency (default: the invoice's) must match it, and " +
-    "amount_cents may not exceed balance_cents; in the same transaction the invoice's amount_paid_cents and " +
-    "status move (partially_paid, then paid). provider_reference_id (the processor's charge ID) cannot be " +
-    'recorded twice for the same provider. Send an idempotency_key so a retry returns the same payment. ' +
-    'Writes audit events for the payment and the invoice; emits payment.recorded and, when the invoice ' +
-    'becomes fully paid, invoice.paid.',
+    "Records money received, optionally against an invoice (without invoice_id it is an unapplied payment). With an invoice: it must exist and not be void, currency (default: the invoice's) must match it, and amount_cents may not exceed balance_cents; in the same transaction the invoice's amount_paid_cents and status move (partially_paid, then paid). provider_reference_id (the processor's charge ID) cannot be recorded twice for the same provider. Writes audit events for the payment and the invoice; emits payment.recorded and, when the invoice becomes fully paid, invoice.paid.",
   input: Strict({
     invoice_id: Type.Optional(
       idInput('ID of the invoice this pays (inv_...); omit for an unapplied payment.'),

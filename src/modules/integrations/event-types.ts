@@ -104,10 +104,7 @@ export const registerEventType = defineOperation({
   creates: 'integration_event_type',
   summary: 'Register a custom integration event type',
   description:
-    'Registers a custom event type of this workspace so webhook endpoints can subscribe to it: a dotted key ' +
-    '(resource.action, unique, not a built-in key), a description and optionally the JSON Schema of its ' +
-    'payload (checked to compile). Send an idempotency_key to retry safely. Writes an audit event and emits ' +
-    'integration_event_type.registered.',
+    'Registers a custom event type of this workspace so webhook endpoints can subscribe to it: a dotted key (resource.action, unique, not a built-in key), a description and optionally the JSON Schema of its payload (checked to compile). Emits integration_event_type.registered.',
   input: Strict({
     key: Type.String({
       pattern: EVENT_KEY_PATTERN,

@@ -88,10 +88,7 @@ export const createEndpoint = defineOperation({
   creates: 'webhook_endpoint',
   summary: 'Create a webhook endpoint',
   description:
-    'Registers a URL that receives signed POSTs (Standard Webhooks) for the listed event types (or "*"). ' +
-    'The URL must be http(s) and resolve to a public address. The response carries the signing secret ' +
-    '(whsec_...) in secret: store it, it is not shown again except on rotation (update_webhook_endpoint ' +
-    'with rotate_secret). Writes an audit event and emits webhook_endpoint.created.',
+    'Registers a URL that receives signed POSTs (Standard Webhooks) for the listed event types (or "*"). The URL must be http(s) and resolve to a public address. The response carries the signing secret (whsec_...) in secret: store it, it is not shown again except on rotation (update_webhook_endpoint with rotate_secret). Emits webhook_endpoint.created.',
   input: Strict({
     url,
     description: Type.Optional(Type.String({ maxLength: 1000 })),
@@ -167,10 +164,7 @@ export const updateEndpoint = defineOperation({
   kind: 'update',
   summary: 'Update a webhook endpoint',
   description:
-    "Changes an endpoint's url, description, event_types or status (disabled stops deliveries; active " +
-    're-enables it), and/or rotates its signing secret with rotate_secret true: the response then carries ' +
-    'the new secret, and the old one keeps signing alongside it for 24 hours so receivers can switch over. ' +
-    'Writes an audit event and emits webhook_endpoint.updated.',
+    "Changes an endpoint's url, description, event_types or status (disabled stops deliveries; active re-enables it), and/or rotates its signing secret with rotate_secret true: the response then carries the new secret, and the old one keeps signing alongside it for 24 hours so receivers can switch over. Emits webhook_endpoint.updated.",
   input: Strict({
     webhook_id: Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' }),
     url: Type.Optional(url),

@@ -37,9 +37,7 @@ export const createProduct = defineOperation({
   creates: 'product',
   summary: 'Create a product',
   description:
-    'Creates a product with a key (lower-case slug such as mobile-app, unique in the workspace). Plan it ' +
-    'with create_product_release and create_product_roadmap_item. Send an idempotency_key so a retry ' +
-    'returns the same product. Writes an audit event and emits product.created.',
+    'Creates a product with a key (lower-case slug such as mobile-app, unique in the workspace). Plan it with create_product_release and create_product_roadmap_item. Emits product.created.',
   input: Strict({
     name,
     key: Type.String({
@@ -79,8 +77,7 @@ export const listProductsOperation = defineOperation({
   kind: 'read',
   summary: 'List products',
   description:
-    'Lists products, newest first, filtered by status; `query` matches name, key and description ' +
-    'case-insensitively. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists products, newest first, filtered by status; `query` matches name, key and description case-insensitively.',
   input: Strict({
     status: Type.Optional(productStatus),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -108,9 +105,7 @@ export const updateProduct = defineOperation({
   kind: 'update',
   summary: 'Update a product',
   description:
-    "Changes a product's name, description (null clears it) or status (active, sunset, archived). The key " +
-    'cannot change. Retries are safe: send the same end state. Writes an audit event naming the changed ' +
-    'fields and emits product.status_changed when the status changes, otherwise product.updated.',
+    "Changes a product's name, description (null clears it) or status (active, sunset, archived). The key cannot change. Emits product.status_changed when the status changes, otherwise product.updated.",
   input: Strict({
     product_id: Type.String({ minLength: 1, description: 'ID of the product (prd_...).' }),
     name: Type.Optional(name),

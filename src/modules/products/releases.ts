@@ -81,10 +81,7 @@ export const createRelease = defineOperation({
   creates: 'product_release',
   summary: 'Create a product release',
   description:
-    'Creates a release of a product with a semantic version (validated, unique per product), optional ' +
-    'name, target_date and notes, status planned unless given. Link roadmap items to it with release_id. ' +
-    'Send an idempotency_key so a retry returns the same release. Writes an audit event and emits ' +
-    'release.created (and release.released when created as released).',
+    'Creates a release of a product with a semantic version (validated, unique per product), optional name, target_date and notes, status planned unless given. Link roadmap items to it with release_id. Emits release.created (and release.released when created as released).',
   input: Strict({
     product_id: Type.String({ minLength: 1, description: 'Product of the release (prd_...).' }),
     version,
@@ -127,10 +124,7 @@ export const listReleasesOperation = defineOperation({
   kind: 'read',
   summary: 'List product releases',
   description:
-    'Lists releases in semantic-version order, highest version first (2.0.0, 2.0.0-rc.2, 2.0.0-rc.1, ' +
-    '1.10.0, 1.9.0 ...), filtered by product_id and status; `query` matches version, name and notes. Filter ' +
-    "by product_id for one product's history. Pass next_cursor back as cursor, with the same filters, for " +
-    'the next page.',
+    "Lists releases in semantic-version order, highest version first (2.0.0, 2.0.0-rc.2, 2.0.0-rc.1, 1.10.0, 1.9.0 ...), filtered by product_id and status; `query` matches version, name and notes. Filter by product_id for one product's history.",
   input: Strict({
     product_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(releaseStatus),
@@ -159,10 +153,7 @@ export const updateRelease = defineOperation({
   kind: 'update',
   summary: 'Update a product release',
   description:
-    "Changes a release's version (re-validated, unique per product), name, status, target_date or notes " +
-    '(null clears optional fields). Setting status released stamps released_at with the current time; ' +
-    'moving away from released clears it. Retries are safe: send the same end state. Writes an audit event ' +
-    'and emits release.released when it becomes released, otherwise release.updated.',
+    "Changes a release's version (re-validated, unique per product), name, status, target_date or notes (null clears optional fields). Setting status released stamps released_at with the current time; moving away from released clears it. Emits release.released when it becomes released, otherwise release.updated.",
   input: Strict({
     release_id: Type.String({ minLength: 1, description: 'ID of the release (rel_...).' }),
     version: Type.Optional(version),

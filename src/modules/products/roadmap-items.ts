@@ -91,10 +91,7 @@ export const createRoadmapItem = defineOperation({
   creates: 'product_roadmap_item',
   summary: 'Create a roadmap item',
   description:
-    "Adds an item (a feature, an initiative) to a product's roadmap, status idea unless given, with an " +
-    'optional release_id of the same product and an optional link to the project and/or project task ' +
-    'that delivers it. Send an idempotency_key so a retry returns the same item. Writes an audit event and ' +
-    'emits roadmap_item.created.',
+    "Adds an item (a feature, an initiative) to a product's roadmap, status idea unless given, with an optional release_id of the same product and an optional link to the project and/or project task that delivers it. Emits roadmap_item.created.",
   input: Strict({
     product_id: Type.String({ minLength: 1, description: 'Product of the item (prd_...).' }),
     title,
@@ -156,8 +153,7 @@ export const listRoadmapItemsOperation = defineOperation({
   kind: 'read',
   summary: 'List roadmap items',
   description:
-    'Lists roadmap items, newest first, filtered by product_id, status, release_id and project_id; `query` ' +
-    'matches title and description. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists roadmap items, newest first, filtered by product_id, status, release_id and project_id; `query` matches title and description.',
   input: Strict({
     product_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(itemStatus),
@@ -196,10 +192,7 @@ export const updateRoadmapItem = defineOperation({
   kind: 'update',
   summary: 'Update a roadmap item',
   description:
-    "Changes a roadmap item's title, description, status, priority, release_id (same product), project_id " +
-    'or project_task_id (null clears optional fields and links). The item stays in its product. Retries are ' +
-    'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
-    'roadmap_item.status_changed when the status changes, otherwise roadmap_item.updated.',
+    "Changes a roadmap item's title, description, status, priority, release_id (same product), project_id or project_task_id (null clears optional fields and links). The item stays in its product. Emits roadmap_item.status_changed when the status changes, otherwise roadmap_item.updated.",
   input: Strict({
     roadmap_item_id: Type.String({ minLength: 1, description: 'ID of the roadmap item (rmi_...).' }),
     title: Type.Optional(title),

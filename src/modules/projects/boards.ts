@@ -33,10 +33,7 @@ export const createBoard = defineOperation({
   creates: 'project_board',
   summary: 'Create a project board',
   description:
-    'Creates a board (a kanban view) in a project. A new board has no columns: add them in order with ' +
-    'create_project_board_column, then place tasks on it with create_project_task or update_project_task. ' +
-    'Send an idempotency_key so a retry returns the same board. Writes an audit event and emits ' +
-    'project_board.created.',
+    'Creates a board (a kanban view) in a project. A new board has no columns: add them in order with create_project_board_column, then place tasks on it with create_project_task or update_project_task. Emits project_board.created.',
   input: Strict({
     project_id: Type.String({ minLength: 1, description: 'Project the board belongs to (prj_...).' }),
     name,
@@ -70,9 +67,7 @@ export const listBoardsOperation = defineOperation({
   kind: 'read',
   summary: 'List project boards',
   description:
-    'Lists boards, newest first, optionally of one project; `query` matches name and description. List a ' +
-    "board's columns with list_project_board_columns and its tasks with list_project_tasks (board_id). Pass " +
-    'next_cursor back as cursor, with the same filters, for the next page.',
+    "Lists boards, newest first, optionally of one project; `query` matches name and description. List a board's columns with list_project_board_columns and its tasks with list_project_tasks (board_id).",
   input: Strict({
     project_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -95,9 +90,7 @@ export const updateBoard = defineOperation({
   kind: 'update',
   summary: 'Update a project board',
   description:
-    'Renames a board or changes its description (null clears it). A board stays in its project. Retries are ' +
-    'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
-    'project_board.updated when something changed.',
+    'Renames a board or changes its description (null clears it). A board stays in its project. Emits project_board.updated when something changed.',
   input: Strict({
     board_id: Type.String({ minLength: 1, description: 'ID of the board (pbd_...).' }),
     name: Type.Optional(name),

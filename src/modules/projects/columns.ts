@@ -53,10 +53,7 @@ export const createColumn = defineOperation({
   creates: 'project_board_column',
   summary: 'Create a board column',
   description:
-    'Adds a column to a board at position (default last; later columns shift right), with an optional ' +
-    'wip_limit (reported as over_wip_limit, not enforced) and task_status (the status tasks take when moved ' +
-    'in). Send an idempotency_key so a retry returns the same column. Writes an audit event and emits ' +
-    'project_board_column.created.',
+    'Adds a column to a board at position (default last; later columns shift right), with an optional wip_limit (reported as over_wip_limit, not enforced) and task_status (the status tasks take when moved in). Emits project_board_column.created.',
   input: Strict({
     board_id: Type.String({ minLength: 1, description: 'Board of the column (pbd_...).' }),
     name,
@@ -103,9 +100,7 @@ export const listColumnsOperation = defineOperation({
   kind: 'read',
   summary: 'List board columns',
   description:
-    'Lists board columns in board order (by board, oldest board first, then position 0 first), optionally ' +
-    'of one board or project. Each column reports task_count, wip_limit and over_wip_limit. Pass ' +
-    'next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists board columns in board order (by board, oldest board first, then position 0 first), optionally of one board or project. Each column reports task_count, wip_limit and over_wip_limit.',
   input: Strict({
     board_id: Type.Optional(Type.String({ minLength: 1 })),
     project_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -133,10 +128,7 @@ export const updateColumn = defineOperation({
   kind: 'update',
   summary: 'Update a board column',
   description:
-    'Renames a column, changes its wip_limit or task_status (null clears them), or moves it to another ' +
-    'position in its board (the other columns shift; positions stay 0..n-1). Retries are safe: send the ' +
-    'same end state. Writes an audit event naming the changed fields and emits ' +
-    'project_board_column.updated when something changed.',
+    'Renames a column, changes its wip_limit or task_status (null clears them), or moves it to another position in its board (the other columns shift; positions stay 0..n-1). Emits project_board_column.updated when something changed.',
   input: Strict({
     column_id: Type.String({ minLength: 1, description: 'ID of the column (pbc_...).' }),
     name: Type.Optional(name),

@@ -74,11 +74,7 @@ export const createProjectTask = defineOperation({
   creates: 'project_task',
   summary: 'Create a project task',
   description:
-    "Creates a task in a project and gives it the project's next human key (WEB-1, WEB-2 ...; never reused " +
-    "or skipped). Optionally places it on one of the project's boards: column_id (and/or board_id, which " +
-    "alone means the board's first column) and position (default last); the status defaults to the " +
-    "column's task_status, else todo. Not for CRM follow-ups (use create_task). Send an idempotency_key so " +
-    'a retry returns the same task. Writes an audit event and emits project_task.created.',
+    "Creates a task in a project and gives it the project's next human key (WEB-1, WEB-2 ...; never reused or skipped). Optionally places it on one of the project's boards: column_id (and/or board_id, which alone means the board's first column) and position (default last); the status defaults to the column's task_status, else todo. Not for CRM follow-ups (use create_task). Emits project_task.created.",
   input: Strict({
     project_id: Type.String({ minLength: 1, description: 'Project of the task (prj_...).' }),
     title: taskFields.title,
@@ -149,10 +145,7 @@ export const listProjectTasksOperation = defineOperation({
   kind: 'read',
   summary: 'List project tasks',
   description:
-    'Lists project tasks, newest first, filtered by project_id, board_id, column_id, assignee_id, status, ' +
-    'priority, label or key (exact, e.g. WEB-12); `query` matches title, description and key. With ' +
-    'column_id the tasks come in board order (position 0 first). Pass next_cursor back as cursor, with the ' +
-    'same filters, for the next page.',
+    'Lists project tasks, newest first, filtered by project_id, board_id, column_id, assignee_id, status, priority, label or key (exact, e.g. WEB-12); `query` matches title, description and key. With column_id the tasks come in board order (position 0 first).',
   input: Strict({
     project_id: Type.Optional(Type.String({ minLength: 1 })),
     board_id: Type.Optional(Type.String({ minLength: 1 })),

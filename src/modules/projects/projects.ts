@@ -51,10 +51,7 @@ export const createProject = defineOperation({
   creates: 'project',
   summary: 'Create a project',
   description:
-    'Creates a project: a body of work with a short upper-case key (unique in the workspace, e.g. WEB) that ' +
-    'prefixes the human keys of its tasks (WEB-1, WEB-2 ...). The key cannot change later. Add boards with ' +
-    'create_project_board and tasks with create_project_task. Send an idempotency_key so a retry returns the ' +
-    'same project. Writes an audit event and emits project.created.',
+    'Creates a project: a body of work with a short upper-case key (unique in the workspace, e.g. WEB) that prefixes the human keys of its tasks (WEB-1, WEB-2 ...). The key cannot change later. Add boards with create_project_board and tasks with create_project_task. Emits project.created.',
   input: Strict({
     name,
     key: Type.String({
@@ -105,9 +102,7 @@ export const listProjectsOperation = defineOperation({
   kind: 'read',
   summary: 'List projects',
   description:
-    'Lists projects, newest first, filtered by status and owner_id; `query` matches name, key and ' +
-    'description case-insensitively. Archived projects are included unless you filter by status. Pass ' +
-    'next_cursor back as cursor, with the same filters, for the next page.',
+    'Lists projects, newest first, filtered by status and owner_id; `query` matches name, key and description case-insensitively. Archived projects are included unless you filter by status.',
   input: Strict({
     status: Type.Optional(projectStatus),
     owner_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -136,10 +131,7 @@ export const updateProject = defineOperation({
   kind: 'update',
   summary: 'Update a project',
   description:
-    "Changes a project's name, description, status, owner_id, start_date or target_date (send null to clear " +
-    'an optional field). The key cannot change. target_date may not fall before start_date. Retries are ' +
-    'safe: send the same end state. Writes an audit event naming the changed fields and emits ' +
-    'project.status_changed when the status changes, otherwise project.updated.',
+    "Changes a project's name, description, status, owner_id, start_date or target_date (send null to clear an optional field). The key cannot change. target_date may not fall before start_date. Emits project.status_changed when the status changes, otherwise project.updated.",
   input: Strict({
     project_id: Type.String({ minLength: 1, description: 'ID of the project (prj_...).' }),
     name: Type.Optional(name),

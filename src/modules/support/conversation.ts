@@ -174,9 +174,7 @@ export const listSupportTicketMessages = defineOperation({
   kind: 'read',
   summary: "List a ticket's messages",
   description:
-    'Lists the conversation of a ticket with its requester, oldest first (direction narrows to inbound or ' +
-    'outbound). Internal comments are never listed here: use list_support_ticket_comments. Pass next_cursor ' +
-    'back as cursor for the next page.',
+    'Lists the conversation of a ticket with its requester, oldest first (direction narrows to inbound or outbound). Internal comments are never listed here: use list_support_ticket_comments.',
   input: Strict({ ticket_id: ticketId, direction: Type.Optional(direction), ...pageInput }),
   rest: { method: 'GET', path: '/v1/support/tickets/{ticket_id}/messages' },
   responseKey: 'messages',
@@ -200,10 +198,7 @@ export const addSupportTicketComment = defineOperation({
   creates: 'support_ticket_comment',
   summary: 'Add an internal comment to a ticket',
   description:
-    'Adds an internal note to a ticket, visible to the team only: it is never a message to the requester, ' +
-    'never listed among messages and does not touch SLA clocks or status. Allowed on closed tickets. The ' +
-    'author defaults to the calling credential. Send an idempotency_key so a retry adds it once. Emits ' +
-    'ticket.comment_added.',
+    'Adds an internal note to a ticket, visible to the team only: it is never a message to the requester, never listed among messages and does not touch SLA clocks or status. Allowed on closed tickets. The author defaults to the calling credential. Emits ticket.comment_added.',
   input: Strict({
     ticket_id: ticketId,
     body: Type.String({ minLength: 1, maxLength: 100_000 }),
@@ -254,8 +249,7 @@ export const listSupportTicketComments = defineOperation({
   kind: 'read',
   summary: "List a ticket's internal comments",
   description:
-    'Lists the internal comments (team notes) of a ticket, oldest first. Messages with the requester are ' +
-    'listed by list_support_ticket_messages. Pass next_cursor back as cursor for the next page.',
+    'Lists the internal comments (team notes) of a ticket, oldest first. Messages with the requester are listed by list_support_ticket_messages.',
   input: Strict({ ticket_id: ticketId, ...pageInput }),
   rest: { method: 'GET', path: '/v1/support/tickets/{ticket_id}/comments' },
   responseKey: 'comments',

@@ -37,11 +37,7 @@ export const createSupportQueue = defineOperation({
   creates: 'support_queue',
   summary: 'Create a support queue',
   description:
-    'Creates a support queue (a group of tickets with shared defaults and SLA targets). key is unique in the ' +
-    "workspace. New tickets take the queue's default_priority (default normal) and default_assignee_id; " +
-    "their first-response and resolution due times come from the queue's target minutes, and an inbound " +
-    'message after a reply starts a next-response clock. Only active queues (the default) take new tickets. ' +
-    'Send an idempotency_key so a retry returns the same queue. Emits support_queue.created.',
+    "Creates a support queue (a group of tickets with shared defaults and SLA targets). key is unique in the workspace. New tickets take the queue's default_priority (default normal) and default_assignee_id; their first-response and resolution due times come from the queue's target minutes, and an inbound message after a reply starts a next-response clock. Only active queues (the default) take new tickets. Emits support_queue.created.",
   input: Strict({
     key: Type.String({
       minLength: 1,
@@ -101,9 +97,7 @@ export const listSupportQueues = defineOperation({
   kind: 'read',
   summary: 'List support queues',
   description:
-    'Lists support queues, newest first. query matches key, name and description case-insensitively; status ' +
-    'narrows to active, paused or archived; custom_field_key with custom_field_value keeps queues whose ' +
-    'custom field equals the value (compared as text). Pass next_cursor back as cursor with the same filters.',
+    'Lists support queues, newest first. query matches key, name and description case-insensitively; status narrows to active, paused or archived; custom_field_key with custom_field_value keeps queues whose custom field equals the value (compared as text).',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     status: Type.Optional(queueStatus),

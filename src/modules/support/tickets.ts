@@ -63,12 +63,7 @@ export const createSupportTicket = defineOperation({
   creates: 'support_ticket',
   summary: 'Create a support ticket',
   description:
-    'Opens a ticket in an active queue. The requester is an existing contact (requester.contact_id) or a ' +
-    "person given by requester.email (and name). priority and assignee_id default to the queue's; channel " +
-    'defaults to api over REST and mcp over MCP. first_response_due_at and resolution_due_at are set from ' +
-    "the queue's SLA targets, and the ticket reports sla {first_response, next_response, resolution}. Add " +
-    'the conversation with add_support_ticket_message. Send an idempotency_key so a retry returns the same ' +
-    'ticket. Emits ticket.created.',
+    "Opens a ticket in an active queue. The requester is an existing contact (requester.contact_id) or a person given by requester.email (and name). priority and assignee_id default to the queue's; channel defaults to api over REST and mcp over MCP. first_response_due_at and resolution_due_at are set from the queue's SLA targets, and the ticket reports sla {first_response, next_response, resolution}. Add the conversation with add_support_ticket_message. Emits ticket.created.",
   input: Strict({
     queue_id: queueId,
     subject: Type.String({ minLength: 1, maxLength: 500 }),
@@ -155,10 +150,7 @@ export const listSupportTickets = defineOperation({
   kind: 'read',
   summary: 'List support tickets',
   description:
-    'Lists tickets, newest first, each with its sla block. Filters: queue_id, status, priority, assignee_id, ' +
-    'requester_contact_id, requester_email, query (subject and description, case-insensitive) and ' +
-    'sla_breached (true: a first-response, next-response or resolution clock is breached now). Pass ' +
-    'next_cursor back as cursor with the same filters.',
+    'Lists tickets, newest first, each with its sla block. Filters: queue_id, status, priority, assignee_id, requester_contact_id, requester_email, query (subject and description, case-insensitive) and sla_breached (true: a first-response, next-response or resolution clock is breached now).',
   input: Strict({
     queue_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(ticketStatus),

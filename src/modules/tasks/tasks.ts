@@ -34,9 +34,7 @@ export const createTask = defineOperation({
   creates: 'task',
   summary: 'Create a task',
   description:
-    'Creates an open task, optionally assigned (assignee_id: a user or agent ID) and linked to a contact, ' +
-    'company, deal or support ticket (related_resource_type with related_resource_id, which must exist). ' +
-    'Send an idempotency_key so a retry returns the same task. Writes an audit event and emits task.created.',
+    'Creates an open task, optionally assigned (assignee_id: a user or agent ID) and linked to a contact, company, deal or support ticket (related_resource_type with related_resource_id, which must exist). Emits task.created.',
   input: Strict({
     title: Type.String({ minLength: 1, maxLength: 500 }),
     description: Type.Optional(Type.String({ maxLength: 20_000 })),
@@ -77,9 +75,7 @@ export const listTasksOperation = defineOperation({
   scopes: ['tasks:read'],
   kind: 'read',
   summary: 'List tasks',
-  description:
-    'Lists tasks, newest first, filtered by status and assignee_id. Pass next_cursor back as cursor, with ' +
-    'the same filters, for the next page.',
+  description: 'Lists tasks, newest first, filtered by status and assignee_id.',
   input: Strict({
     status: Type.Optional(status),
     assignee_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -126,9 +122,7 @@ export const updateTask = defineOperation({
   kind: 'update',
   summary: 'Update a task',
   description:
-    "Sets a task's status (open, completed or canceled, in any direction: this completes, cancels or " +
-    'reopens it) and/or its completed_note. Retries are safe: send the same end state. Writes an audit ' +
-    'event naming the changed fields and emits task.completed, task.canceled, task.reopened or task.updated.',
+    "Sets a task's status (open, completed or canceled, in any direction: this completes, cancels or reopens it) and/or its completed_note. Emits task.completed, task.canceled, task.reopened or task.updated.",
   input: Strict({
     task_id: taskId,
     status: Type.Optional(status),

@@ -15,8 +15,13 @@ const TOOLS_PAGE_SIZE = 100;
 const SERVER_INFO = { name: 'wos', title: 'Workspace Operations Service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Business records and analytics of one workspace. Call get_workspace_summary to orient yourself. ' +
-  'Send an idempotency_key on every create you may retry. Errors come back as isError results whose ' +
-  'structuredContent.error has code, message and request_id.';
+  'Conventions every tool follows: each write is audited (get_record_history reads the trail) and emits ' +
+  'the domain events its description names; send an idempotency_key on every write you may retry (the ' +
+  'same key and input return the first result; no personal data in keys); updates set the end state you ' +
+  'send, so repeating one is safe; lists take limit (1 to 100, default 25) and, when more results exist, ' +
+  'return next_cursor: pass it back as cursor with the same filters. ' +
+  'Errors come back as isError results whose structuredContent.error has code, message and request_id. ' +
+  'Each tool outputSchema outlines its result; /openapi.json has the full record schemas.';
 
 /**
  * The modules of ?modules=: repeated parameters and comma-separated lists alike (crm&modules=tasks is

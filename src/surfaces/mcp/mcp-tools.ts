@@ -2,8 +2,8 @@ import type { TObject } from '@sinclair/typebox';
 import type { Principal } from '../../core/auth.ts';
 import { isModuleEnabled } from '../../core/auth.ts';
 import type { OperationDefinition } from '../../core/define-operation.ts';
-import { outputSchema } from '../../core/response-schema.ts';
 import type { Registry } from '../../registry.ts';
+import { toolInputSchema, toolOutputSchema } from './tool-schemas.ts';
 
 export interface McpTool {
   name: string;
@@ -36,8 +36,8 @@ export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
       name: op.name,
       title: op.summary,
       description,
-      inputSchema: JSON.parse(JSON.stringify(op.input)),
-      outputSchema: outputSchema(response),
+      inputSchema: toolInputSchema(op.input),
+      outputSchema: toolOutputSchema(response),
       // The tool's title is not repeated here; _meta carries only what differs from the defaults.
       annotations: {
         readOnlyHint: op.kind === 'read',
