@@ -20,6 +20,7 @@ const RELEASED = [
   '0008-asset-content-cleanup',
   '0009-outbox-relay',
   '0010-runs',
+  '0011-product-analytics',
 ];
 
 const noop = { up: async () => {} };
@@ -72,8 +73,8 @@ describe('migrations', () => {
       operations: [],
       migrations,
     });
-    expect(Object.keys(collectMigrations([...moduleList, widgets({ '0011-widgets': noop })]))).toContain(
-      '0011-widgets',
+    expect(Object.keys(collectMigrations([...moduleList, widgets({ '0099-widgets': noop })]))).toContain(
+      '0099-widgets',
     );
     expect(() => collectMigrations([widgets({ widgets: noop })])).toThrow(/NNNN-<what>/);
     expect(() => collectMigrations([...moduleList, widgets({ '0010-widgets': noop })])).toThrow(

@@ -9,6 +9,7 @@ import { cmsModule } from './cms/index.ts';
 import { crmModule } from './crm/index.ts';
 import { integrationsModule } from './integrations/index.ts';
 import { notificationsModule } from './notifications/index.ts';
+import { productAnalyticsModule } from './product-analytics/index.ts';
 import { productsModule } from './products/index.ts';
 import { projectsModule } from './projects/index.ts';
 import { supportModule } from './support/index.ts';
@@ -28,4 +29,5 @@ export const moduleList = [
   projectsModule,
   productsModule,
   calendarModule,
+  productAnalyticsModule,
 ] as const;

@@ -1,0 +1,123 @@
+// Row types of the product analytics tables (migration 0011). Timestamps are ISO 8601 UTC strings.
+
+export type ValidationMode = 'off' | 'warn' | 'enforce';
+export type SiteStatus = 'active' | 'paused';
+
+/** One stored application event: append-only; on PostgreSQL partitioned by month of occurred_at. */
+export interface AppEventsTable {
+  workspace_id: string;
+  id: string;
+  /** The client's event_id (deduplicated per workspace), or null when the client sent none. */
+  event_id: string | null;
+  app: string;
+  event_name: string;
+  object_type: string;
+  object_id: string;
+  /** JSON object. */
+  properties: string;
+  user_id: string | null;
+  anonymous_id: string | null;
+  session_id: string | null;
+  page_url: string | null;
+  referrer: string | null;
+  locale: string | null;
+  timezone: string | null;
+  user_agent: string | null;
+  /** Who sent it: a site (site_...) or an API key (key_...). The client address is never stored. */
+  source_type: 'site' | 'api_key';
+  source_id: string;
+  /** JSON array of {field, message} under validation mode warn, else null. */
+  warnings: string | null;
+  occurred_at: string;
+  received_at: string;
+}
+
+/** event_id seen per workspace: the dedupe ledger, kept as long as raw events. */
+export interface AppEventIdsTable {
+  workspace_id: string;
+  event_id: string;
+  occurred_at: string;
+}
+
+/** Hourly rollup, maintained at ingest in the same transaction as the raw events. */
+export interface AppEventRollupsTable {
+  workspace_id: string;
+  app: string;
+  object_type: string;
+  object_id: string;
+  event_name: string;
+  /** Start of the UTC hour, ISO 8601 (2026-11-22T17:00:00.000Z). */
+  hour: string;
+  events: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** Distinct actors (user_id, else anonymous_id) of an object per UTC day: exact unique counts. */
+export interface AppEventActorsTable {
+  workspace_id: string;
+  app: string;
+  object_type: string;
+  object_id: string;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  actor: string;
+}
+
+/** Workspace settings of API-key ingest; retention_days is set by the operator (null: the default). */
+export interface AppEventSettingsTable {
+  workspace_id: string;
+  validation_mode: ValidationMode;
+  retention_days: number | null;
+  updated_at: string;
+}
+
+export interface AnalyticsSitesTable {
+  workspace_id: string;
+  id: string;
+  name: string;
+  /** JSON array of origins: https://app.example.com, https://*.example.com (subdomains only). */
+  allowed_origins: string;
+  /** JSON array of app keys; empty: any app. */
+  allowed_apps: string;
+  validation_mode: ValidationMode;
+  events_per_minute: number;
+  daily_quota: number;
+  status: SiteStatus;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+/**
+ * Site keys, public by design (they sit in web pages): stored as they are so reads can show them. A
+ * rotated-out key keeps working until expires_at.
+ */
+export interface AnalyticsSiteKeysTable {
+  key: string;
+  workspace_id: string;
+  site_id: string;
+  created_at: string;
+  /** Null for the current key. */
+  expires_at: string | null;
+}
+
+/** Events counted per site and window (a minute, a UTC day) for the per-minute limit and daily quota. */
+export interface AnalyticsSiteCountersTable {
+  workspace_id: string;
+  site_id: string;
+  /** minute:2026-11-22T17:05 or day:2026-11-22. */
+  bucket: string;
+  events: number;
+}
+
+export interface ProductAnalyticsTables {
+  app_events: AppEventsTable;
+  app_event_ids: AppEventIdsTable;
+  app_event_rollups: AppEventRollupsTable;
+  app_event_actors: AppEventActorsTable;
+  app_event_settings: AppEventSettingsTable;
+  analytics_sites: AnalyticsSitesTable;
+  analytics_site_keys: AnalyticsSiteKeysTable;
+  analytics_site_counters: AnalyticsSiteCountersTable;
+}
