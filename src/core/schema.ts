@@ -92,8 +92,11 @@ export function Strict<T extends TProperties>(
 }
 
 /** A free-form map of scalar values (custom_fields, metadata): keys are the user's, values stay typed. */
-export const FreeFields = (description: string) =>
-  MapOf(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), { description });
+export const FreeFields = (description?: string) =>
+  MapOf(
+    Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+    description ? { description } : {},
+  );
 
 /**
  * A map whose keys are the user's and whose values follow `value`: declared with `additionalProperties`

@@ -34,17 +34,16 @@ export const createAccountingAccount = defineOperation({
   creates: 'accounting_account',
   summary: 'Create an accounting account',
   description:
-    'Adds an account to the chart of accounts: a code unique in the workspace (e.g. 1000), a name and a type (asset, liability, equity, revenue, expense). Journal entry lines post to accounts by ID. Emits accounting_account.created.',
+    'Adds an account to the chart of accounts; its code (e.g. 1000) is unique in the workspace. Journal entry lines post to accounts by ID. Emits accounting_account.created.',
   input: Strict({
     code: Type.String({
       minLength: 1,
       maxLength: 50,
-      description: 'Account code, unique in the workspace, e.g. 1000.',
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     type: accountType,
     description: Type.Optional(Type.String({ maxLength: 2000 })),
-    custom_fields: Type.Optional(customFieldsInput('account')),
+    custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/accounting/accounts' },
   responseKey: 'account',
@@ -83,8 +82,7 @@ export const listAccountingAccounts = defineOperation({
   scopes: ['crm:read'],
   kind: 'read',
   summary: 'List accounting accounts',
-  description:
-    'Lists the chart of accounts, newest first, filtered by type (asset, liability, equity, revenue, expense); `query` matches code, name and description.',
+  description: 'Lists the chart of accounts, newest first; query matches code, name and description.',
   input: Strict({
     type: Type.Optional(accountType),
     query: Type.Optional(Type.String({ maxLength: 500 })),

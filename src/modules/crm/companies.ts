@@ -27,16 +27,12 @@ export const createCompany = defineOperation({
   creates: 'company',
   summary: 'Create a company',
   description:
-    'Creates a company (an organisation contacts and deals belong to). Use search_companies first to avoid duplicates; send an idempotency_key so a retry returns the same company. Emits company.created.',
+    'Creates a company (an organisation contacts and deals belong to). Search first (search_companies) to avoid duplicates. Emits company.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
-    domain: Type.Optional(
-      Type.String({ maxLength: 255, description: 'Email or web domain, e.g. acme.com.' }),
-    ),
+    domain: Type.Optional(Type.String({ maxLength: 255, description: 'E.g. acme.com.' })),
     website: Type.Optional(Type.String({ maxLength: 2048 })),
-    notes: Type.Optional(
-      Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it.' }),
-    ),
+    notes: Type.Optional(Type.String({ maxLength: 20_000 })),
   }),
   rest: { method: 'POST', path: '/v1/companies' },
   responseKey: 'company',
@@ -63,8 +59,7 @@ export const searchCompaniesOperation = defineOperation({
   scopes: ['crm:read'],
   kind: 'read',
   summary: 'Search companies',
-  description:
-    'Lists companies, newest first. `query` matches name, domain, website and notes case-insensitively.',
+  description: 'Lists companies, newest first; query matches name, domain, website and notes.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,

@@ -27,20 +27,14 @@ export const createContact = defineOperation({
   creates: 'contact',
   summary: 'Create a contact',
   description:
-    'Creates a contact (a person). Link it to a company with company_id (must exist), or give company_name alone when no company record exists. Use search_contacts first to avoid duplicates; send an idempotency_key so a retry returns the same contact. Emits contact.created.',
+    'Creates a contact (a person). company_id must exist; without a company record give company_name. Search first (search_contacts) to avoid duplicates. Emits contact.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
     phone: Type.Optional(Type.String({ maxLength: 64 })),
-    company_id: Type.Optional(
-      Type.String({ minLength: 1, description: 'ID of an existing company (cmp_...).' }),
-    ),
-    company_name: Type.Optional(
-      Type.String({ maxLength: 500, description: 'Company name as text, used when no company ID exists.' }),
-    ),
-    notes: Type.Optional(
-      Type.String({ maxLength: 20_000, description: 'Free text; each write overwrites it.' }),
-    ),
+    company_id: Type.Optional(Type.String({ minLength: 1 })),
+    company_name: Type.Optional(Type.String({ maxLength: 500 })),
+    notes: Type.Optional(Type.String({ maxLength: 20_000 })),
   }),
   rest: { method: 'POST', path: '/v1/contacts' },
   responseKey: 'contact',
@@ -70,8 +64,7 @@ export const searchContactsOperation = defineOperation({
   scopes: ['crm:read'],
   kind: 'read',
   summary: 'Search contacts',
-  description:
-    'Lists contacts, newest first. `query` matches name, email, company name and notes case-insensitively; company_id narrows to one company.',
+  description: 'Lists contacts, newest first; query matches name, email, company name and notes.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     company_id: Type.Optional(Type.String({ minLength: 1 })),

@@ -33,7 +33,7 @@ export const dealStageRecord = defineRecordType({
 });
 
 export const stageKindInput = Enum(['open', 'won', 'lost'] as const, {
-  description: 'open while the deal is being worked; won and lost close it (deals get closed_at).',
+  description: 'won and lost close the deal (closed_at set).',
 });
 
 export const createDealStage = defineOperation({
@@ -44,24 +44,20 @@ export const createDealStage = defineOperation({
   creates: 'deal_stage',
   summary: 'Create a custom deal stage',
   description:
-    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost). Its key (lower-case letters, digits, underscores) must be new in the workspace and is then accepted as stage_key by create_deal and update_deal. kind says whether deals in it are open, won or lost. Without position it goes after the last stage of its kind. Emits deal_stage.created.',
+    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost); create_deal and update_deal then accept its key as stage_key. Without position it goes after the last stage of its kind. Emits deal_stage.created.',
   input: Strict({
     key: Type.String({
       minLength: 1,
       maxLength: 64,
       pattern: '^[a-z0-9_]+$',
-      description: 'Stable key: lower-case letters, digits and underscores; not a built-in key.',
+      description: 'Unique; not a built-in key.',
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    position: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Sort order; lower first.' }),
-    ),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Lower first.' })),
     kind: Type.Optional(stageKindInput),
-    probability: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 100, description: 'Win probability, percent.' }),
-    ),
-    color: Type.Optional(Type.String({ maxLength: 32, description: 'Display color, e.g. #2f80ed.' })),
-    custom_fields: Type.Optional(customFieldsInput('stage')),
+    probability: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Percent.' })),
+    color: Type.Optional(Type.String({ maxLength: 32, description: 'E.g. #2f80ed.' })),
+    custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/deal-stages' },
   responseKey: 'stage',
@@ -102,7 +98,7 @@ export const listDealStages = defineOperation({
   kind: 'read',
   summary: 'List deal stages',
   description:
-    "Lists the pipeline stages a deal can be in, ordered by position: the built-in stages (new, qualified, proposal, won, lost; built_in true) together with the workspace's custom stages. Use the key as stage_key on create_deal and update_deal. `query` matches key and name.",
+    "Lists the stages a deal can be in, by position: the built-in ones (built_in true) and the workspace's custom ones. A stage's key is the stage_key of create_deal and update_deal; query matches key and name.",
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,

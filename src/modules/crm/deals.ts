@@ -8,7 +8,14 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { DealChangeBodySchema, DealSchema } from './crm-schemas.ts';
-import { centsInput, currencyInput, customFieldsInput, type Fields, idInput } from './crm-shared.ts';
+import {
+  centsInput,
+  currencyInput,
+  customFieldsInput,
+  type Fields,
+  idInput,
+  mergedFieldsInput,
+} from './crm-shared.ts';
 import type { DealsTable } from './crm-tables.ts';
 import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
 
@@ -26,19 +33,18 @@ export const dealRecord = defineRecordType({
 const stageKeyInput = Type.String({
   minLength: 1,
   maxLength: 64,
-  description:
-    'Stage key, built-in (new, qualified, proposal, won, lost) or custom (list_deal_stages). Preferred.',
+  description: 'Built-in (new, qualified, proposal, won, lost) or custom (list_deal_stages). Preferred.',
 });
 const stageInput = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'Same as stage_key; if both are sent they must agree.',
+  description: 'Alias of stage_key; if both are sent they must agree.',
 });
 const notesInput = Type.String({
   maxLength: 20_000,
-  description: 'Free text; each write overwrites it (use create_note to accumulate notes).',
+  description: 'Overwritten by each write; create_note accumulates notes.',
 });
-const dealIdInput = idInput('ID of the deal (deal_...).');
+const dealIdInput = idInput();
 
 /** stage_key wins, stage is accepted; both must agree. Returns the key and the field it came from. */
 function requestedStage(input: {
@@ -106,16 +112,16 @@ export const createDeal = defineOperation({
   creates: 'deal',
   summary: 'Create a deal',
   description:
-    'Creates a deal (a sales opportunity) in a pipeline stage: stage_key (preferred) or stage, a built-in key (new, qualified, proposal, won, lost) or a custom one from list_deal_stages; default new. amount_cents is in the smallest currency unit (default 0), currency defaults to USD. company_id and contact_id must exist. A deal created in a won or lost stage gets closed_at. Emits deal.created.',
+    'Creates a deal (a sales opportunity) in a pipeline stage, default new. company_id and contact_id must exist. A deal created in a won or lost stage gets closed_at. Emits deal.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
-    company_id: Type.Optional(idInput('ID of an existing company (cmp_...).')),
-    contact_id: Type.Optional(idInput('ID of an existing contact (con_...).')),
+    company_id: Type.Optional(idInput()),
+    contact_id: Type.Optional(idInput()),
     stage: Type.Optional(stageInput),
     stage_key: Type.Optional(stageKeyInput),
-    amount_cents: Type.Optional(centsInput(0, 'Deal value in the smallest currency unit (cents).')),
+    amount_cents: Type.Optional(centsInput(0, 'Default 0.')),
     currency: Type.Optional(currencyInput()),
-    custom_fields: Type.Optional(customFieldsInput('deal')),
+    custom_fields: Type.Optional(customFieldsInput()),
     notes: Type.Optional(notesInput),
   }),
   rest: { method: 'POST', path: '/v1/deals' },
@@ -202,11 +208,9 @@ const updateDealFields = {
   deal_id: dealIdInput,
   stage: Type.Optional(stageInput),
   stage_key: Type.Optional(stageKeyInput),
-  amount_cents: Type.Optional(centsInput(0, 'New deal value in the smallest currency unit.')),
-  currency: Type.Optional(currencyInput('ISO 4217 code in upper case, e.g. EUR.')),
-  custom_fields: Type.Optional(
-    customFieldsInput('deal (merged key by key into the stored ones; a null value removes that key)'),
-  ),
+  amount_cents: Type.Optional(centsInput(0)),
+  currency: Type.Optional(currencyInput(null)),
+  custom_fields: Type.Optional(mergedFieldsInput()),
   notes: Type.Optional(notesInput),
 };
 
@@ -217,7 +221,7 @@ export const updateDeal = defineOperation({
   kind: 'update',
   summary: 'Update a deal',
   description:
-    'Moves a deal to another stage (stage_key preferred, or stage; built-in or custom) and/or changes its amount_cents, currency, custom_fields (merged key by key; null removes a key) or notes. Moving into a won or lost stage sets closed_at, moving back to an open stage clears it. Emits deal.stage_changed when the stage changes and deal.updated when other fields change. To preview a change, use PATCH with dry_run.',
+    'Moves a deal to another stage and/or changes its amount, currency, custom_fields or notes. Entering a won or lost stage sets closed_at; returning to an open one clears it. Emits deal.stage_changed on a stage change, deal.updated for other fields. REST PATCH with dry_run previews.',
   input: Strict(updateDealFields),
   rest: { method: 'PATCH', path: '/v1/deals/{deal_id}' },
   responseKey: 'deal',
@@ -236,14 +240,10 @@ export const updateDealStage = defineOperation({
   dryRun: true,
   summary: 'Move a deal to a stage (deprecated)',
   description:
-    'Deprecated: use update_deal. Moves a deal to a built-in stage. With dry_run true it changes nothing and ' +
-    'writes no audit event: it returns the deal as it would be and changes [{field, from, to}], with ' +
-    'dry_run true (its usage event is recorded). Emits deal.stage_changed when applied and the stage changes.',
+    'Moves a deal to a built-in stage. dry_run true writes nothing and returns the deal as it would be with changes [{field, from, to}]. Emits deal.stage_changed when applied and the stage changes.',
   input: Strict({
     deal_id: dealIdInput,
-    stage: Enum(['new', 'qualified', 'proposal', 'won', 'lost'] as const, {
-      description: 'Built-in stage key.',
-    }),
+    stage: Enum(['new', 'qualified', 'proposal', 'won', 'lost'] as const),
   }),
   rest: {
     method: 'PATCH',

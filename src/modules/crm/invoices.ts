@@ -9,7 +9,7 @@ import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { InvoiceSchema } from './crm-schemas.ts';
-import { currencyInput, customFieldsInput, idInput } from './crm-shared.ts';
+import { currencyInput, customFieldsInput, idInput, mergedFieldsInput } from './crm-shared.ts';
 import type { InvoicesTable } from './crm-tables.ts';
 import {
   findInvoice,
@@ -37,17 +37,14 @@ const lineItem = Strict({
   kind: Type.String({
     minLength: 1,
     maxLength: 64,
-    description: 'What the line is, e.g. product, service, fee.',
+    description: 'E.g. product, service, fee.',
   }),
   name: Type.String({ minLength: 1, maxLength: 500 }),
   unit_amount_cents: Type.Integer({
     minimum: 0,
     maximum: 1_000_000_000_000,
-    description: 'Price of one unit, in cents.',
   }),
-  quantity: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Units (default 1).' }),
-  ),
+  quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
 });
 
 export const createInvoice = defineOperation({
@@ -58,20 +55,19 @@ export const createInvoice = defineOperation({
   creates: 'invoice',
   summary: 'Create an invoice',
   description:
-    'Creates a draft invoice with line items (kind, name, unit_amount_cents, quantity default 1); the service computes total_cents, amount_paid_cents and balance_cents. invoice_number must be new in the workspace; company_id, contact_id and deal_id must exist; currency defaults to USD. Send it with update_invoice (status sent) and record money against it with record_payment. Emits invoice.created.',
+    'Creates a draft invoice with line items; the service computes total_cents, amount_paid_cents and balance_cents. invoice_number is unique; company_id, contact_id and deal_id must exist. Send it with update_invoice (status sent); pay it with record_payment. Emits invoice.created.',
   input: Strict({
     invoice_number: Type.String({
       minLength: 1,
       maxLength: 100,
-      description: 'Your invoice number; unique in the workspace.',
     }),
-    company_id: Type.Optional(idInput('ID of an existing company (cmp_...).')),
-    contact_id: Type.Optional(idInput('ID of an existing contact (con_...).')),
-    deal_id: Type.Optional(idInput('ID of an existing deal (deal_...).')),
+    company_id: Type.Optional(idInput()),
+    contact_id: Type.Optional(idInput()),
+    deal_id: Type.Optional(idInput()),
     currency: Type.Optional(currencyInput()),
-    due_date: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 date-time.' })),
+    due_date: Type.Optional(Type.String({ format: 'date-time' })),
     line_items: Type.Array(lineItem, { minItems: 1, maxItems: 500 }),
-    custom_fields: Type.Optional(customFieldsInput('invoice')),
+    custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/invoices' },
   responseKey: 'invoice',
@@ -122,13 +118,12 @@ export const listInvoicesOperation = defineOperation({
   scopes: ['crm:read'],
   kind: 'read',
   summary: 'List invoices',
-  description:
-    'Lists invoices, newest first, filtered by status (draft, sent, partially_paid, paid, void), company_id, contact_id and deal_id. Each carries total_cents, amount_paid_cents and balance_cents.',
+  description: 'Lists invoices, newest first, each with total_cents, amount_paid_cents and balance_cents.',
   input: Strict({
     status: Type.Optional(invoiceStatus),
-    company_id: Type.Optional(idInput('Only invoices of this company.')),
-    contact_id: Type.Optional(idInput('Only invoices of this contact.')),
-    deal_id: Type.Optional(idInput('Only invoices of this deal.')),
+    company_id: Type.Optional(idInput()),
+    contact_id: Type.Optional(idInput()),
+    deal_id: Type.Optional(idInput()),
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/invoices' },
@@ -147,16 +142,12 @@ export const updateInvoice = defineOperation({
   extension: true,
   summary: 'Send or void an invoice, or change its due date',
   description:
-    'Marks a draft invoice sent (status sent), voids a draft or sent invoice that has no payments (status void; a void invoice takes no payments and cannot change), changes due_date (null clears it) or merges custom_fields (null removes a key). Paid states are reached only through record_payment. Emits invoice.sent, invoice.voided or invoice.updated.',
+    'Marks a draft invoice sent, voids a draft or sent invoice without payments (void is final: no payments, no changes), changes due_date or merges custom_fields. Paid states come only from record_payment. Emits invoice.sent, invoice.voided or invoice.updated.',
   input: Strict({
-    invoice_id: idInput('ID of the invoice (inv_...).'),
+    invoice_id: idInput(),
     status: Type.Optional(Enum(['sent', 'void'] as const)),
-    due_date: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-        description: 'ISO 8601 date-time, or null.',
-      }),
-    ),
-    custom_fields: Type.Optional(customFieldsInput('invoice (merged key by key; null removes a key)')),
+    due_date: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {})),
+    custom_fields: Type.Optional(mergedFieldsInput()),
   }),
   rest: { method: 'PATCH', path: '/v1/invoices/{invoice_id}' },
   responseKey: 'invoice',

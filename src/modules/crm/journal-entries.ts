@@ -20,7 +20,7 @@ import {
   updateJournalEntryRow,
 } from './accounting-store.ts';
 import { JournalEntrySchema } from './crm-schemas.ts';
-import { centsInput, customFieldsInput, idInput } from './crm-shared.ts';
+import { centsInput, customFieldsInput, idInput, mergedFieldsInput } from './crm-shared.ts';
 import type { JournalEntriesTable } from './crm-tables.ts';
 
 export const journalEntryRecord = defineRecordType({
@@ -36,18 +36,14 @@ export const journalEntryRecord = defineRecordType({
 
 const entryStatus = Enum(['draft', 'posted'] as const);
 const line = Strict({
-  account_id: idInput('ID of an accounting account (acct_...).'),
-  debit_cents: Type.Optional(
-    centsInput(0, 'Debit amount; exactly one of debit_cents and credit_cents is above 0.'),
-  ),
-  credit_cents: Type.Optional(
-    centsInput(0, 'Credit amount; exactly one of debit_cents and credit_cents is above 0.'),
-  ),
+  account_id: idInput(),
+  debit_cents: Type.Optional(centsInput(0, 'Exactly one of debit_cents, credit_cents is above 0.')),
+  credit_cents: Type.Optional(centsInput(0, 'Exactly one of debit_cents, credit_cents is above 0.')),
 });
 const linesInput = Type.Array(line, {
   minItems: 2,
   maxItems: 500,
-  description: 'At least two lines; the debits must equal the credits.',
+  description: 'Total debits must equal total credits.',
 });
 
 type LineInput = { account_id: string; debit_cents?: number; credit_cents?: number };
@@ -111,15 +107,13 @@ export const createJournalEntry = defineOperation({
   creates: 'journal_entry',
   summary: 'Create a journal entry',
   description:
-    'Records a double-entry journal entry: at least two lines, each with an existing account_id and exactly one of debit_cents or credit_cents above 0; total debits must equal total credits (otherwise validation_failed on lines, naming both totals, and nothing is stored). status is draft (default, still editable with update_journal_entry) or posted (final). entry_number, when given, is unique. Emits journal_entry.created (and journal_entry.posted when created posted).',
+    'Records a double-entry journal entry on existing accounts; unbalanced lines fail (validation_failed on lines, naming both totals) and nothing is stored. status draft (default, editable) or posted (final). entry_number is unique. Emits journal_entry.created, plus journal_entry.posted when created posted.',
   input: Strict({
-    entry_number: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, unique in the workspace.' }),
-    ),
+    entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     status: Type.Optional(entryStatus),
     memo: Type.Optional(Type.String({ maxLength: 2000 })),
     lines: linesInput,
-    custom_fields: Type.Optional(customFieldsInput('journal entry')),
+    custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/accounting/journal-entries' },
   responseKey: 'journal_entry',
@@ -162,8 +156,7 @@ export const listJournalEntriesOperation = defineOperation({
   scopes: ['crm:read'],
   kind: 'read',
   summary: 'List journal entries',
-  description:
-    'Lists journal entries with their lines, newest first, filtered by status (draft, posted); `query` matches memo and entry_number.',
+  description: 'Lists journal entries with their lines, newest first; query matches memo and entry_number.',
   input: Strict({
     status: Type.Optional(entryStatus),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -191,14 +184,14 @@ export const updateJournalEntry = defineOperation({
   extension: true,
   summary: 'Edit or post a draft journal entry',
   description:
-    'Changes a draft journal entry (entry_number, memo, lines with the same balance rules as create_journal_entry, custom_fields merged key by key) and/or posts it (status posted). A posted entry cannot be changed (validation_failed): correct it with a new, reversing entry. Emits journal_entry.updated and/or journal_entry.posted.',
+    "Changes a draft entry (lines follow create_journal_entry's rules) and/or posts it (status posted). A posted entry cannot change (validation_failed): correct it with a reversing entry. Emits journal_entry.updated and/or journal_entry.posted.",
   input: Strict({
-    journal_entry_id: idInput('ID of the journal entry (jrn_...).'),
+    journal_entry_id: idInput(),
     entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     status: Type.Optional(entryStatus),
     memo: Type.Optional(Type.String({ maxLength: 2000 })),
     lines: Type.Optional(linesInput),
-    custom_fields: Type.Optional(customFieldsInput('journal entry (merged key by key; null removes a key)')),
+    custom_fields: Type.Optional(mergedFieldsInput()),
   }),
   rest: { method: 'PATCH', path: '/v1/accounting/journal-entries/{journal_entry_id}' },
   responseKey: 'journal_entry',

@@ -166,32 +166,19 @@ export const convertLead = defineOperation({
   kind: 'action',
   summary: 'Convert a lead into a contact, company and deal',
   description:
-    'Turns a lead into CRM records in one all-or-nothing step. Uses contact_id and company_id when given ' +
-    '(they must exist); otherwise creates the contact from the lead (name, email, phone, company) and, when ' +
-    'the lead has a company_name and no company_id is given, the company. With create_deal true it also ' +
-    "creates a deal (deal_name defaults to the lead's name, stage_key to new, amount_cents to 0, currency " +
-    'to USD). The lead becomes converted and keeps conversion_reason and the IDs it produced. Returns ' +
-    '{lead, contact, company?, deal?}. Safe to repeat: converting a converted lead creates nothing and ' +
-    'returns the same records. Writes one audit event per record created or changed and emits lead.converted ' +
-    '(plus contact.created, company.created, deal.created for new records).',
+    'Turns a lead, all or nothing, into a contact and (when it has company_name) a company, or links the contact_id/company_id given (must exist); create_deal adds a deal. The lead becomes converted and keeps the IDs; converting it again creates nothing and returns the same records. Emits lead.converted, plus contact.created, company.created, deal.created for new records.',
   input: Strict({
-    lead_id: idInput('ID of the lead (lead_...).'),
-    company_id: Type.Optional(idInput('Existing company to link instead of creating one from company_name.')),
-    contact_id: Type.Optional(idInput('Existing contact to link instead of creating one from the lead.')),
-    create_deal: Type.Optional(
-      Type.Boolean({ description: 'Also create a deal for the contact (default false).' }),
-    ),
+    lead_id: idInput(),
+    company_id: Type.Optional(idInput()),
+    contact_id: Type.Optional(idInput()),
+    create_deal: Type.Optional(Type.Boolean()),
     deal_name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 500, description: "Default: the lead's name." }),
+      Type.String({ minLength: 1, maxLength: 500, description: "Default the lead's name." }),
     ),
-    stage_key: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: 'Stage of the new deal; default new.' }),
-    ),
-    amount_cents: Type.Optional(centsInput(0, 'Value of the new deal in the smallest currency unit.')),
+    stage_key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Default new.' })),
+    amount_cents: Type.Optional(centsInput(0, 'Default 0.')),
     currency: Type.Optional(currencyInput()),
-    conversion_reason: Type.Optional(
-      Type.String({ maxLength: 2000, description: 'Why the lead was converted.' }),
-    ),
+    conversion_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   }),
   rest: { method: 'POST', path: '/v1/leads/{lead_id}/convert' },
   responseKey: 'lead',

@@ -25,7 +25,7 @@ export const leadRecord = defineRecordType({
 const sourceInput = Enum(
   ['manual', 'website', 'referral', 'campaign', 'import', 'api', 'mcp', 'other'] as const,
   {
-    description: 'Where the lead came from; default api on REST and mcp on MCP.',
+    description: 'On create, default api on REST, mcp on MCP.',
   },
 );
 const statusInput = Enum(['new', 'working', 'qualified', 'disqualified', 'converted'] as const);
@@ -38,22 +38,18 @@ export const createLead = defineOperation({
   creates: 'lead',
   summary: 'Create a lead',
   description:
-    'Captures a lead (a prospect not yet qualified into a contact): name, optional email, phone, company_name, title, source, score and custom_fields (filterable with list_leads). Leads start with status new; turn one into a contact (and company, and deal) with convert_lead. Emits lead.created.',
+    'Captures a lead (a prospect not yet a contact) in status new; convert_lead turns it into a contact, company and deal. Emits lead.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 500 }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
     phone: Type.Optional(Type.String({ maxLength: 64 })),
     company_name: Type.Optional(
-      Type.String({ maxLength: 500, description: 'Company as text; convert_lead creates it.' }),
+      Type.String({ maxLength: 500, description: 'convert_lead creates this company.' }),
     ),
     title: Type.Optional(Type.String({ maxLength: 500, description: 'Job title.' })),
     source: Type.Optional(sourceInput),
-    score: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Lead score; higher is hotter.' }),
-    ),
-    custom_fields: Type.Optional(
-      customFieldsInput('lead (queryable with custom_field_key and custom_field_value)'),
-    ),
+    score: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Higher is hotter.' })),
+    custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/leads' },
   responseKey: 'lead',
@@ -91,7 +87,7 @@ export const listLeadsOperation = defineOperation({
   kind: 'read',
   summary: 'List leads',
   description:
-    'Lists leads, newest first. `query` matches name, email, company_name and title case-insensitively; status and source filter exactly; custom_field_key with custom_field_value matches leads whose custom field equals the value (compared as text: 42, true, gold), custom_field_key alone matches leads that have the field.',
+    'Lists leads, newest first; query matches name, email, company_name and title. custom_field_key with custom_field_value matches that field by text (42, true, gold); the key alone matches leads having it.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     status: Type.Optional(statusInput),

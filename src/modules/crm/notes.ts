@@ -8,7 +8,7 @@ import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagin
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { NoteSchema } from './crm-schemas.ts';
-import { customFieldsInput, idInput } from './crm-shared.ts';
+import { customFieldsInput, idInput, mergedFieldsInput } from './crm-shared.ts';
 import type { NotesTable } from './crm-tables.ts';
 import { findNote, insertNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
 
@@ -32,9 +32,7 @@ const SUBJECTS = [
 
 const bodyInput = Type.String({ minLength: 1, maxLength: 100_000 });
 const titleInput = Type.String({ maxLength: 500 });
-const metadataInput = FreeFields(
-  'Machine-readable data about the note (source system, message ID ...): scalar values.',
-);
+const metadataInput = FreeFields('Machine-readable data (source system, message ID ...).');
 const noSubject = () =>
   validationFailed(
     SUBJECTS.map(([field]) => ({
@@ -62,14 +60,14 @@ export const createNote = defineOperation({
   creates: 'note',
   summary: 'Add a note to a contact, company or deal',
   description:
-    'Adds a note (body, optional title) about at least one subject: contact_id, company_id and/or deal_id, each of which must exist. Notes accumulate, each with its own author, timestamp and history, unlike the single overwritten notes field of contacts, companies and deals. custom_fields and metadata hold scalar values. Emits note.created.',
+    'Adds a note (body, optional title) about at least one existing contact, company or deal. Notes accumulate, each with its author and history, unlike the overwritten notes field of those records. Emits note.created.',
   input: Strict({
     body: bodyInput,
     title: Type.Optional(titleInput),
-    contact_id: Type.Optional(idInput('Contact the note is about (con_...).')),
-    company_id: Type.Optional(idInput('Company the note is about (cmp_...).')),
-    deal_id: Type.Optional(idInput('Deal the note is about (deal_...).')),
-    custom_fields: Type.Optional(customFieldsInput('note')),
+    contact_id: Type.Optional(idInput()),
+    company_id: Type.Optional(idInput()),
+    deal_id: Type.Optional(idInput()),
+    custom_fields: Type.Optional(customFieldsInput()),
     metadata: Type.Optional(metadataInput),
   }),
   rest: { method: 'POST', path: '/v1/notes' },
@@ -109,11 +107,11 @@ export const listNotesOperation = defineOperation({
   kind: 'read',
   summary: 'List notes',
   description:
-    'Lists notes, newest first, about a contact_id, company_id and/or deal_id; `query` matches title and body case-insensitively. Archived notes are left out. An empty list is a valid answer (no notes yet).',
+    'Lists notes, newest first, about a contact_id, company_id and/or deal_id; query matches title and body. Archived notes are left out.',
   input: Strict({
-    contact_id: Type.Optional(idInput('Only notes about this contact.')),
-    company_id: Type.Optional(idInput('Only notes about this company.')),
-    deal_id: Type.Optional(idInput('Only notes about this deal.')),
+    contact_id: Type.Optional(idInput()),
+    company_id: Type.Optional(idInput()),
+    deal_id: Type.Optional(idInput()),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),
@@ -126,10 +124,7 @@ export const listNotesOperation = defineOperation({
   },
 });
 
-const nullableSubject = (what: string) =>
-  Type.Union([idInput(`${what} the note is about.`), Type.Null()], {
-    description: `${what} the note is about; null unlinks it.`,
-  });
+const nullableSubject = Type.Union([idInput(), Type.Null()]);
 
 const NOTE_FIELDS = [
   'title',
@@ -148,15 +143,15 @@ export const updateNote = defineOperation({
   kind: 'update',
   summary: 'Edit a note',
   description:
-    "Changes a note's title, body, subjects (contact_id, company_id, deal_id: must exist; null unlinks; at least one must remain), custom_fields or metadata (both merged key by key; null removes a key). At least one field must change, otherwise validation_failed. Archived notes are not found. Emits note.updated.",
+    "Changes a note's title, body, subjects (must exist; null unlinks; one must remain), custom_fields or metadata (merged; null removes a key). Changing nothing is validation_failed; archived notes are not found. Emits note.updated.",
   input: Strict({
-    note_id: idInput('ID of the note (note_...).'),
+    note_id: idInput(),
     title: Type.Optional(Type.Union([titleInput, Type.Null()])),
     body: Type.Optional(bodyInput),
-    contact_id: Type.Optional(nullableSubject('Contact')),
-    company_id: Type.Optional(nullableSubject('Company')),
-    deal_id: Type.Optional(nullableSubject('Deal')),
-    custom_fields: Type.Optional(customFieldsInput('note (merged key by key; null removes a key)')),
+    contact_id: Type.Optional(nullableSubject),
+    company_id: Type.Optional(nullableSubject),
+    deal_id: Type.Optional(nullableSubject),
+    custom_fields: Type.Optional(mergedFieldsInput()),
     metadata: Type.Optional(metadataInput),
   }),
   rest: { method: 'PATCH', path: '/v1/notes/{note_id}' },
@@ -210,8 +205,8 @@ export const archiveNote = defineOperation({
   kind: 'archive',
   summary: 'Archive a note',
   description:
-    'Archives a note: it disappears from every read (list_notes, GET /v1/notes/{note_id}) but is kept with its history (get_record_history with target_type note still reads it), and an operator can restore it. Archiving an archived note changes nothing and returns it again. Emits note.archived.',
-  input: Strict({ note_id: idInput('ID of the note (note_...).') }),
+    'Archives a note: hidden from every read but kept with its history (get_record_history, target_type note); an operator can restore it. Archiving it again returns it unchanged. Emits note.archived.',
+  input: Strict({ note_id: idInput() }),
   rest: { method: 'DELETE', path: '/v1/notes/{note_id}' },
   responseKey: 'note',
   handler: async (ctx, input) => {

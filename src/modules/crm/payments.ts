@@ -50,33 +50,27 @@ export const recordPayment = defineOperation({
   creates: 'payment',
   summary: 'Record a payment',
   description:
-    "Records money received, optionally against an invoice (without invoice_id it is an unapplied payment). With an invoice: it must exist and not be void, currency (default: the invoice's) must match it, and amount_cents may not exceed balance_cents; in the same transaction the invoice's amount_paid_cents and status move (partially_paid, then paid). provider_reference_id (the processor's charge ID) cannot be recorded twice for the same provider. Writes audit events for the payment and the invoice; emits payment.recorded and, when the invoice becomes fully paid, invoice.paid.",
+    'Records money received, against an invoice or (without invoice_id) unapplied. The invoice must not be void, currency must match it, amount_cents may not exceed its balance_cents; its amount_paid_cents and status (partially_paid, paid) move in the same transaction. Emits payment.recorded, and invoice.paid when fully paid.',
   input: Strict({
-    invoice_id: Type.Optional(
-      idInput('ID of the invoice this pays (inv_...); omit for an unapplied payment.'),
-    ),
-    amount_cents: centsInput(1, 'Amount received in the smallest currency unit, at least 1.'),
-    currency: Type.Optional(
-      currencyInput("ISO 4217 code in upper case; default the invoice's currency, else USD."),
-    ),
-    paid_at: Type.Optional(
-      Type.String({ format: 'date-time', description: 'When the money was received; default now.' }),
-    ),
+    invoice_id: Type.Optional(idInput()),
+    amount_cents: centsInput(1),
+    currency: Type.Optional(currencyInput("Default the invoice's, else USD.")),
+    paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'Default now.' })),
     provider: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: 'Payment processor or method, e.g. stripe, bank_transfer.',
+        description: 'E.g. stripe, bank_transfer.',
       }),
     ),
     provider_reference_id: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: "The provider's ID of this payment; unique per provider.",
+        description: "The processor's charge ID; unique per provider.",
       }),
     ),
-    custom_fields: Type.Optional(customFieldsInput('payment')),
+    custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/payments' },
   responseKey: 'payment',
