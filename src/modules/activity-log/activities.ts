@@ -31,7 +31,7 @@ export const logActivity = defineOperation({
   creates: 'activity',
   summary: 'Log an activity',
   description:
-    "Records something that happened (a note, call, email, meeting or an agent's own action) in the activity log, optionally about a contact, company, deal, task or support ticket (which must exist). occurred_at defaults to now. Agents should log what they did with type agent_action. Emits activity.logged.",
+    "Logs something that happened (a note, call, email, meeting, or an agent's own action: type agent_action) in the activity log, optionally about an existing contact, company, deal, task or support ticket. Agents should log what they did. Emits activity.logged.",
   input: Strict({
     type: activityType,
     summary: Type.String({ minLength: 1, maxLength: 1000 }),
@@ -40,9 +40,7 @@ export const logActivity = defineOperation({
       Enum(['contact', 'company', 'deal', 'task', 'support_ticket'] as const),
     ),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
-    occurred_at: Type.Optional(
-      Type.String({ format: 'date-time', description: 'ISO 8601; defaults to now.' }),
-    ),
+    occurred_at: Type.Optional(Type.String({ format: 'date-time', description: 'Default now.' })),
   }),
   rest: { method: 'POST', path: '/v1/activities' },
   responseKey: 'activity',
@@ -74,8 +72,7 @@ export const searchActivityOperation = defineOperation({
   scopes: ['activity:read'],
   kind: 'read',
   summary: 'Search the activity log',
-  description:
-    'Lists activities, newest logged first. `query` matches summary and body case-insensitively; type narrows to one kind.',
+  description: 'Lists activities, newest logged first; query matches summary and body.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     type: Type.Optional(activityType),

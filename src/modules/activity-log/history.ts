@@ -13,15 +13,11 @@ export const getRecordHistory = defineOperation({
   kind: 'read',
   summary: "Read a record's audit history",
   description:
-    'Returns the audit trail of one record, newest first: who changed it (actor and credential), which ' +
-    'action, which fields (names only, not previous values), from which surface, when, and the request_id. ' +
-    'History outlives the record, so archived records still read. No record lookup is made: an empty list ' +
-    'means nothing was recorded for that target_type and target_id (check both if you expected entries).',
+    "Returns a record's audit trail, newest first: actor, credential, action, changed field names (not values), surface, time and request_id. It outlives the record, so archived records still read. No lookup is made: an empty list means nothing was recorded for that target_type and target_id.",
   input: Strict({
     target_type: Type.String({
       minLength: 1,
-      description:
-        'Record type as recorded in the audit trail: contact, company, task, activity, deal, note, ...',
+      description: 'As audited: contact, company, task, activity, deal, note, ...',
     }),
     target_id: Type.String({ minLength: 1 }),
     ...pageInput,

@@ -146,7 +146,7 @@ export const updateInvoice = defineOperation({
   input: Strict({
     invoice_id: idInput(),
     status: Type.Optional(Enum(['sent', 'void'] as const)),
-    due_date: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {})),
+    due_date: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
     custom_fields: Type.Optional(mergedFieldsInput()),
   }),
   rest: { method: 'PATCH', path: '/v1/invoices/{invoice_id}' },

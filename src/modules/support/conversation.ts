@@ -56,9 +56,7 @@ export const commentRecord = defineRecordType({
   toResource: toComment,
 });
 
-const direction = Enum(['inbound', 'outbound'] as const, {
-  description: 'inbound: from the requester; outbound: a reply to the requester.',
-});
+const direction = Enum(['inbound', 'outbound'] as const);
 
 async function requireTicket(ctx: OperationContext, id: string) {
   const ticket = await findTicket(ctx.db, ctx.workspaceId, id);
@@ -74,12 +72,7 @@ export const addSupportTicketMessage = defineOperation({
   creates: 'support_ticket_message',
   summary: 'Add a message to a ticket',
   description:
-    'Adds a message of the conversation with the requester: direction outbound is a reply (the first one ' +
-    'sets first_responded_at and meets or breaches the first-response SLA), inbound is from the requester ' +
-    "(after a reply it starts the next-response clock from the queue's next_response_target_minutes). An " +
-    'outbound message moves a new ticket to open; an inbound one reopens a pending or solved ticket. Closed ' +
-    'tickets take no messages. For internal notes use add_support_ticket_comment. Returns the message and ' +
-    'the updated ticket. Emits ticket.message_added (and ticket.status_changed when the status moved).',
+    'Adds a message with the requester: outbound is a reply (the first sets first_responded_at, meeting or breaching the first-response SLA); inbound after a reply starts the next-response clock. Outbound moves a new ticket to open; inbound reopens a pending or solved one. Closed tickets take none; internal notes go to add_support_ticket_comment. Emits ticket.message_added, plus ticket.status_changed when the status moved.',
   input: Strict({
     ticket_id: ticketId,
     direction,
@@ -92,8 +85,7 @@ export const addSupportTicketMessage = defineOperation({
           email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
         },
         {
-          description:
-            'Defaults: the requester for inbound messages, the calling credential for outbound ones.',
+          description: 'Default the requester (inbound) or the calling credential (outbound).',
         },
       ),
     ),
@@ -174,7 +166,7 @@ export const listSupportTicketMessages = defineOperation({
   kind: 'read',
   summary: "List a ticket's messages",
   description:
-    'Lists the conversation of a ticket with its requester, oldest first (direction narrows to inbound or outbound). Internal comments are never listed here: use list_support_ticket_comments.',
+    "Lists a ticket's conversation with its requester, oldest first. Internal comments are in list_support_ticket_comments.",
   input: Strict({ ticket_id: ticketId, direction: Type.Optional(direction), ...pageInput }),
   rest: { method: 'GET', path: '/v1/support/tickets/{ticket_id}/messages' },
   responseKey: 'messages',
@@ -198,7 +190,7 @@ export const addSupportTicketComment = defineOperation({
   creates: 'support_ticket_comment',
   summary: 'Add an internal comment to a ticket',
   description:
-    'Adds an internal note to a ticket, visible to the team only: it is never a message to the requester, never listed among messages and does not touch SLA clocks or status. Allowed on closed tickets. The author defaults to the calling credential. Emits ticket.comment_added.',
+    'Adds an internal team note to a ticket: never a message to the requester; no effect on SLA clocks or status. Allowed on closed tickets. Emits ticket.comment_added.',
   input: Strict({
     ticket_id: ticketId,
     body: Type.String({ minLength: 1, maxLength: 100_000 }),
@@ -208,7 +200,7 @@ export const addSupportTicketComment = defineOperation({
           id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
         },
-        { description: 'Defaults to the calling credential.' },
+        { description: 'Default the calling credential.' },
       ),
     ),
   }),
@@ -249,7 +241,7 @@ export const listSupportTicketComments = defineOperation({
   kind: 'read',
   summary: "List a ticket's internal comments",
   description:
-    'Lists the internal comments (team notes) of a ticket, oldest first. Messages with the requester are listed by list_support_ticket_messages.',
+    "Lists a ticket's internal comments (team notes), oldest first; messages with the requester are in list_support_ticket_messages.",
   input: Strict({ ticket_id: ticketId, ...pageInput }),
   rest: { method: 'GET', path: '/v1/support/tickets/{ticket_id}/comments' },
   responseKey: 'comments',

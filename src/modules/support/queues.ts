@@ -25,9 +25,7 @@ export const queueRecord = defineRecordType({
 export const queueStatus = Enum(['active', 'paused', 'archived'] as const);
 export const priority = Enum(['low', 'normal', 'high', 'urgent'] as const);
 const minutes = (what: string) =>
-  Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 5_256_000, description: `${what}, in minutes (none when absent).` }),
-  );
+  Type.Optional(Type.Integer({ minimum: 0, maximum: 5_256_000, description: `${what}; none when absent.` }));
 
 export const createSupportQueue = defineOperation({
   name: 'create_support_queue',
@@ -37,29 +35,23 @@ export const createSupportQueue = defineOperation({
   creates: 'support_queue',
   summary: 'Create a support queue',
   description:
-    "Creates a support queue (a group of tickets with shared defaults and SLA targets). key is unique in the workspace. New tickets take the queue's default_priority (default normal) and default_assignee_id; their first-response and resolution due times come from the queue's target minutes, and an inbound message after a reply starts a next-response clock. Only active queues (the default) take new tickets. Emits support_queue.created.",
+    'Creates a support queue. Its tickets take its default_priority (default normal) and default_assignee_id, and SLA due times from its target minutes. Only active queues (the default) take new tickets. Emits support_queue.created.',
   input: Strict({
     key: Type.String({
       minLength: 1,
       maxLength: 100,
       pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$',
-      description: 'Unique in the workspace, e.g. billing.',
+      description: 'Unique, e.g. billing.',
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
     status: Type.Optional(queueStatus),
-    default_assignee_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' }),
-    ),
+    default_assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     default_priority: Type.Optional(priority),
-    first_response_target_minutes: minutes('Time from creation to the first outbound message'),
-    next_response_target_minutes: minutes(
-      'Time from an inbound message (after a reply) to the next outbound one',
-    ),
-    resolution_target_minutes: minutes('Time from creation to solved'),
-    custom_fields: Type.Optional(
-      FreeFields('Your own queryable fields (list_support_queues filters by them).'),
-    ),
+    first_response_target_minutes: minutes('From creation to the first outbound message'),
+    next_response_target_minutes: minutes('From an inbound message after a reply to the next outbound one'),
+    resolution_target_minutes: minutes('From creation to solved'),
+    custom_fields: Type.Optional(FreeFields()),
   }),
   rest: { method: 'POST', path: '/v1/support/queues' },
   responseKey: 'queue',
@@ -97,7 +89,7 @@ export const listSupportQueues = defineOperation({
   kind: 'read',
   summary: 'List support queues',
   description:
-    'Lists support queues, newest first. query matches key, name and description case-insensitively; status narrows to active, paused or archived; custom_field_key with custom_field_value keeps queues whose custom field equals the value (compared as text).',
+    'Lists support queues, newest first; query matches key, name and description. custom_field_key with custom_field_value keeps queues whose field equals the value as text.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     status: Type.Optional(queueStatus),

@@ -36,10 +36,9 @@ export const ticketStatus = Enum(['new', 'open', 'pending', 'on_hold', 'solved',
 const channel = Enum(['email', 'web', 'chat', 'phone', 'api', 'mcp'] as const);
 const tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 50,
-  description: 'Labels; duplicates are dropped.',
 });
-export const ticketId = Type.String({ minLength: 1, description: 'ID of the support ticket (tkt_...).' });
-const queueId = Type.String({ minLength: 1, description: 'ID of an active support queue (sq_...).' });
+export const ticketId = Type.String({ minLength: 1 });
+const queueId = Type.String({ minLength: 1 });
 
 /** The queue a ticket is created in or moved to: it must exist and be active. */
 async function activeQueue(ctx: OperationContext, id: string) {
@@ -63,7 +62,7 @@ export const createSupportTicket = defineOperation({
   creates: 'support_ticket',
   summary: 'Create a support ticket',
   description:
-    "Opens a ticket in an active queue. The requester is an existing contact (requester.contact_id) or a person given by requester.email (and name). priority and assignee_id default to the queue's; channel defaults to api over REST and mcp over MCP. first_response_due_at and resolution_due_at are set from the queue's SLA targets, and the ticket reports sla {first_response, next_response, resolution}. Add the conversation with add_support_ticket_message. Emits ticket.created.",
+    "Opens a ticket in an active queue for a requester: an existing contact, or an email (and name). priority and assignee_id default to the queue's, channel to api on REST and mcp on MCP; SLA due times come from the queue's targets. Add the conversation with add_support_ticket_message. Emits ticket.created.",
   input: Strict({
     queue_id: queueId,
     subject: Type.String({ minLength: 1, maxLength: 500 }),
@@ -76,22 +75,18 @@ export const createSupportTicket = defineOperation({
     requester: Type.Optional(
       Strict(
         {
-          contact_id: Type.Optional(
-            Type.String({ minLength: 1, description: 'ID of an existing contact (con_...).' }),
-          ),
+          contact_id: Type.Optional(Type.String({ minLength: 1 })),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
           email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
         },
         {
-          description: "Who asked: contact_id, or email (and name). Name and email default to the contact's.",
+          description: "Name and email default to the contact's.",
         },
       ),
     ),
-    assignee_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'User or agent ID.' }),
-    ),
+    assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     tags: Type.Optional(tags),
-    custom_fields: Type.Optional(FreeFields('Your own fields on the ticket.')),
+    custom_fields: Type.Optional(FreeFields()),
   }),
   rest: { method: 'POST', path: '/v1/support/tickets' },
   responseKey: 'ticket',
@@ -150,7 +145,7 @@ export const listSupportTickets = defineOperation({
   kind: 'read',
   summary: 'List support tickets',
   description:
-    'Lists tickets, newest first, each with its sla block. Filters: queue_id, status, priority, assignee_id, requester_contact_id, requester_email, query (subject and description, case-insensitive) and sla_breached (true: a first-response, next-response or resolution clock is breached now).',
+    'Lists tickets, newest first, each with its sla block; query matches subject and description. sla_breached true keeps tickets with a first-response, next-response or resolution clock breached now.',
   input: Strict({
     queue_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(ticketStatus),
@@ -232,10 +227,7 @@ export const updateSupportTicket = defineOperation({
   kind: 'update',
   summary: 'Update a support ticket',
   description:
-    "Changes a ticket's subject, description, status, priority, assignee_id (null unassigns), queue_id (an " +
-    'active queue; due times stay), tags (replaced) or custom_fields (merged; null removes a key). Solving ' +
-    'sets resolved_at; closing also sets closed_at and is final; reopening a solved ticket clears resolved_at. ' +
-    'Emits ticket.status_changed on a status change and ticket.updated when other fields change.',
+    'Changes a ticket: assignee_id null unassigns, queue_id must be active (due times stay), tags are replaced. Solving sets resolved_at; closing sets closed_at and is final; reopening clears resolved_at. Emits ticket.status_changed on a status change, ticket.updated for other fields.',
   input: Strict({
     ticket_id: ticketId,
     subject: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
@@ -245,9 +237,7 @@ export const updateSupportTicket = defineOperation({
     assignee_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
     queue_id: Type.Optional(queueId),
     tags: Type.Optional(tags),
-    custom_fields: Type.Optional(
-      FreeFields("Merged into the ticket's custom fields; a null value removes the key."),
-    ),
+    custom_fields: Type.Optional(FreeFields('Merged key by key; null removes a key.')),
   }),
   rest: { method: 'PATCH', path: '/v1/support/tickets/{ticket_id}' },
   responseKey: 'ticket',

@@ -24,7 +24,7 @@ export const taskRecord = defineRecordType({
 });
 
 const status = Enum(['open', 'completed', 'canceled'] as const);
-const taskId = Type.String({ minLength: 1, description: 'ID of the task (tsk_...).' });
+const taskId = Type.String({ minLength: 1 });
 
 export const createTask = defineOperation({
   name: 'create_task',
@@ -34,12 +34,12 @@ export const createTask = defineOperation({
   creates: 'task',
   summary: 'Create a task',
   description:
-    'Creates an open task, optionally assigned (assignee_id: a user or agent ID) and linked to a contact, company, deal or support ticket (related_resource_type with related_resource_id, which must exist). Emits task.created.',
+    'Creates an open task, optionally assigned (a user or agent ID) and linked to an existing contact, company, deal or support ticket (related_resource_type with related_resource_id). Emits task.created.',
   input: Strict({
     title: Type.String({ minLength: 1, maxLength: 500 }),
     description: Type.Optional(Type.String({ maxLength: 20_000 })),
-    status: Type.Optional(Type.Literal('open', { description: 'New tasks are always open.' })),
-    due_at: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 date-time.' })),
+    status: Type.Optional(Type.Literal('open')),
+    due_at: Type.Optional(Type.String({ format: 'date-time' })),
     assignee_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     related_resource_type: Type.Optional(Enum(['contact', 'company', 'deal', 'support_ticket'] as const)),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -122,7 +122,7 @@ export const updateTask = defineOperation({
   kind: 'update',
   summary: 'Update a task',
   description:
-    "Sets a task's status (open, completed or canceled, in any direction: this completes, cancels or reopens it) and/or its completed_note. Emits task.completed, task.canceled, task.reopened or task.updated.",
+    "Sets a task's status (any direction: completes, cancels or reopens it) and/or completed_note. Emits task.completed, task.canceled, task.reopened or task.updated.",
   input: Strict({
     task_id: taskId,
     status: Type.Optional(status),
@@ -144,8 +144,7 @@ export const completeTask = defineOperation({
   deprecated: { replacedBy: 'update_task' },
   summary: 'Complete a task (deprecated)',
   description:
-    'Deprecated: use update_task with status completed. Marks a task completed and stores completed_note ' +
-    'when given. Emits task.completed.',
+    'Same as update_task with status completed: marks a task completed, storing completed_note if given. Emits task.completed.',
   input: Strict({
     task_id: taskId,
     completed_note: Type.Optional(Type.String({ maxLength: 20_000 })),
