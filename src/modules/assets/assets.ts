@@ -54,7 +54,7 @@ const relatedType = Enum([
   'marketing_campaign',
   'marketing_post',
 ] as const);
-const assetId = Type.String({ minLength: 1, description: 'ID of the asset (ast_...).' });
+const assetId = Type.String({ minLength: 1 });
 
 /** The signed PUT for a pending asset, or null once its upload window has closed. */
 async function uploadBlock(
@@ -81,33 +81,25 @@ export const createAssetUploadIntent = defineOperation({
   creates: 'asset',
   summary: 'Start an asset upload',
   description:
-    'Registers a file to upload and returns a pending asset with upload {url, method PUT, headers, ' +
-    'expires_at}: PUT the raw bytes to that signed URL (no Authorization header; valid one hour), then call ' +
-    'complete_asset_upload within 24 hours, which checks size_bytes (and checksum_sha256 when given) and ' +
-    "makes the asset ready. size_bytes may not exceed the service's upload limit, and a PUT may not send " +
-    "more than size_bytes; the workspace's asset_bytes entitlement (billing_limit_exceeded) caps the bytes " +
-    'of its ready and pending assets. related_resource_type with related_resource_id links the asset to an ' +
-    'existing record (e.g. a cms_entry). Send an idempotency_key: a retry returns the same asset with a fresh ' +
-    'upload URL. Emits asset.created.',
+    'Registers a file and returns a pending asset with upload {url, method PUT, headers, expires_at}: PUT the raw bytes there (no Authorization header; valid one hour; at most size_bytes, which the service caps), then call complete_asset_upload within 24 hours. The asset_bytes entitlement caps ready plus pending bytes (billing_limit_exceeded). related_resource_type with related_resource_id links an existing record. A retry returns a fresh upload URL. Emits asset.created.',
   input: Strict({
     asset_type: assetType,
     file_name: Type.String({
       minLength: 1,
       maxLength: 255,
       pattern: '^[^/\\\\\\u0000-\\u001f\\u007f]+$',
-      description: 'Name given on download; no slashes or control characters.',
     }),
     mime_type: Type.String({
       maxLength: 255,
       pattern:
         '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(; ?[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+)*$',
-      description: 'Media type served on download, e.g. image/png or text/plain; charset=utf-8.',
+      description: 'Served on download, e.g. image/png.',
     }),
-    size_bytes: Type.Integer({ minimum: 0, description: 'Exact size of the file in bytes.' }),
+    size_bytes: Type.Integer({ minimum: 0 }),
     checksum_sha256: Type.Optional(
       Type.String({
         pattern: '^[A-Fa-f0-9]{64}$',
-        description: 'Hex SHA-256 of the file; checked on completion.',
+        description: 'Checked on completion.',
       }),
     ),
     related_resource_type: Type.Optional(relatedType),
@@ -179,12 +171,7 @@ export const completeAssetUpload = defineOperation({
   kind: 'action',
   summary: 'Complete an asset upload',
   description:
-    'Checks the bytes PUT to the upload URL against the intent: the size must equal size_bytes and, when ' +
-    'checksum_sha256 was given, the SHA-256 must match. Then the asset becomes ready, with the stored size ' +
-    'and digest, and its content is final (a later PUT is conflict). Otherwise validation_failed says why, ' +
-    'the bytes are discarded and the asset stays pending (upload again and retry). Completing a ready asset ' +
-    'returns it unchanged; an asset not completed within 24 hours of its intent is expired (conflict: create ' +
-    'a new intent). Emits asset.ready.',
+    'Verifies the uploaded bytes (size equals size_bytes; SHA-256 matches checksum_sha256 if given) and makes the asset ready with final content (a later PUT is conflict). On a mismatch, validation_failed says why, the bytes are discarded and the asset stays pending (upload again). A ready asset is returned unchanged; an intent older than 24 hours is expired (conflict). Emits asset.ready.',
   input: Strict({ asset_id: assetId }),
   rest: { method: 'POST', path: '/v1/assets/{asset_id}/complete' },
   responseKey: 'asset',
@@ -224,7 +211,7 @@ export const searchAssetsOperation = defineOperation({
   kind: 'read',
   summary: 'Search assets',
   description:
-    "Lists assets that are not archived, newest first. Filters: query (file name, case-insensitive), asset_type, mime_type (exact, or a family such as image/*), status (pending or ready) and the related record (related_resource_type, related_resource_id). Use get_asset_download_url for a file's bytes.",
+    "Lists assets that are not archived, newest first; query matches the file name; mime_type is exact or a family (image/*). get_asset_download_url serves a file's bytes.",
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     asset_type: Type.Optional(assetType),
@@ -250,17 +237,14 @@ export const getAssetDownloadUrl = defineOperation({
   kind: 'read',
   summary: 'Get a download URL for an asset',
   description:
-    'Returns a ready asset with download {url, method GET, expires_at}: a signed URL serving the bytes ' +
-    'with the stored mime type and the file name (Content-Disposition), no Authorization header needed. It ' +
-    'expires after expires_in_seconds (default 900, 15 minutes). Pending (not completed) and archived ' +
-    'assets are resource_not_found.',
+    'Returns a ready asset with download {url, method GET, expires_at}: a signed URL (no Authorization header) serving the bytes with the stored mime type and file name. Pending and archived assets are resource_not_found.',
   input: Strict({
     asset_id: assetId,
     expires_in_seconds: Type.Optional(
       Type.Integer({
         minimum: 60,
         maximum: 604_800,
-        description: 'Lifetime of the URL, 60 s to 7 days (default 900).',
+        description: 'Default 900.',
       }),
     ),
   }),
@@ -295,9 +279,7 @@ export const archiveAsset = defineOperation({
   kind: 'archive',
   summary: 'Archive an asset',
   description:
-    'Archives an asset: it disappears from search_assets, lookups and downloads (signed URLs already ' +
-    'issued stop working), while its audit history stays readable with get_record_history. A background ' +
-    'job then deletes its stored bytes. Emits asset.archived.',
+    'Archives an asset: gone from search_assets, lookups and downloads (issued URLs stop working); its history stays readable. A background job deletes its bytes. Emits asset.archived.',
   input: Strict({ asset_id: assetId }),
   rest: { method: 'DELETE', path: '/v1/assets/{asset_id}' },
   responseKey: 'asset',

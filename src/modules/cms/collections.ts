@@ -31,20 +31,18 @@ export const createCollection = defineOperation({
   creates: 'cms_collection',
   summary: 'Create a CMS collection',
   description:
-    'Creates a collection (a content type such as blog posts or products) in a site. key is unique within the site. fields defines the content of its entries: each has a key, a type (text, rich_text, number, boolean, date, url, reference to an entry, asset), and optionally required and list (an array of the type). Entries are validated against these definitions. Emits cms_collection.created.',
+    "Creates a collection (a content type such as blog posts) in a site. fields defines its entries' content, which is validated against it. Emits cms_collection.created.",
   input: Strict({
-    site_id: Type.String({ minLength: 1, description: 'ID of the CMS site (site_...).' }),
+    site_id: Type.String({ minLength: 1 }),
     key: Type.String({
       minLength: 1,
       maxLength: 64,
       pattern: '^[a-z][a-z0-9_-]*$',
-      description: 'Unique within the site, e.g. blog_posts.',
+      description: 'Unique in the site, e.g. blog_posts.',
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
-    fields: Type.Optional(
-      Type.Array(fieldDefinitionInput, { maxItems: 100, description: 'Field definitions of its entries.' }),
-    ),
+    fields: Type.Optional(Type.Array(fieldDefinitionInput, { maxItems: 100 })),
   }),
   rest: { method: 'POST', path: '/v1/cms/collections' },
   responseKey: 'collection',
@@ -94,7 +92,7 @@ export const listCmsCollections = defineOperation({
   extension: true,
   summary: 'List CMS collections',
   description:
-    'Lists collections with their field definitions, newest first; site_id narrows to one site and query matches key, name and description. Use it to learn which fields create_entry expects.',
+    'Lists collections with their field definitions (what create_entry expects), newest first; query matches key, name and description.',
   input: Strict({
     site_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),

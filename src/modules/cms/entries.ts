@@ -37,11 +37,10 @@ const slug = Type.String({
   minLength: 1,
   maxLength: 100,
   pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
-  description: 'Lowercase words joined by hyphens; unique within the collection.',
+  description: 'Unique in the collection.',
 });
-const contentFields = (description: string) =>
-  MapOf(Type.Unknown({ description: 'A value of the type its field definition declares.' }), { description });
-const entryId = Type.String({ minLength: 1, description: 'ID of the CMS entry (ent_...).' });
+const contentFields = (description: string) => MapOf(Type.Unknown(), { description });
+const entryId = Type.String({ minLength: 1 });
 
 /** Validates fields against the collection's definitions, references included; throws validation_failed. */
 async function checkFields(
@@ -78,14 +77,12 @@ export const createEntry = defineOperation({
   creates: 'cms_entry',
   summary: 'Create a CMS entry',
   description:
-    "Creates a content entry in a collection. fields must match the collection's field definitions (see list_cms_collections): a missing required field, an unknown key or a wrong type fails with validation_failed naming e.g. fields.price; reference and asset fields must name existing records. slug is derived from the title when absent (made unique with -2, -3 ...); a given slug must be free in the collection. status defaults to draft; published sets published_at. Emits entry.created.",
+    "Creates an entry in a collection. fields must match the collection's definitions (list_cms_collections): a missing required field, unknown key or wrong type is validation_failed naming e.g. fields.price; reference and asset values must exist. slug defaults to one derived from the title (made unique with -2, -3 ...). status defaults to draft; published sets published_at. Emits entry.created.",
   input: Strict({
-    collection_id: Type.String({ minLength: 1, description: 'ID of the collection (col_...).' }),
+    collection_id: Type.String({ minLength: 1 }),
     title: Type.String({ minLength: 1, maxLength: 500 }),
     slug: Type.Optional(slug),
-    fields: Type.Optional(
-      contentFields("Content values keyed by the collection's field keys; null means no value."),
-    ),
+    fields: Type.Optional(contentFields('By field key; null means no value.')),
     status: Type.Optional(entryStatus),
   }),
   rest: { method: 'POST', path: '/v1/cms/entries' },
@@ -125,8 +122,7 @@ export const searchEntriesOperation = defineOperation({
   scopes: ['cms:read'],
   kind: 'read',
   summary: 'Search CMS entries',
-  description:
-    'Lists CMS entries, newest first. Filters: site_id, collection_id, status (draft, review, published, archived) and query, matched case-insensitively against the title and the text and rich_text fields.',
+  description: 'Lists CMS entries, newest first; query matches the title and the text and rich_text fields.',
   input: Strict({
     site_id: Type.Optional(Type.String({ minLength: 1 })),
     collection_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -203,17 +199,12 @@ export const updateEntry = defineOperation({
   kind: 'update',
   summary: 'Update a CMS entry',
   description:
-    "Changes an entry's title, slug (must stay unique in the collection; a title change keeps the slug), " +
-    'fields (merged into the stored ones; null removes a field; the result is validated against the ' +
-    "collection's definitions) and status (draft, review, published, archived; moving to published sets " +
-    'published_at). Emits entry.status_changed on a status change and entry.updated when content changed.',
+    "Changes an entry's title (the slug stays), slug, fields or status (published sets published_at); the merged fields are validated against the collection's definitions. Emits entry.status_changed on a status change, entry.updated when content changed.",
   input: Strict({
     entry_id: entryId,
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     slug: Type.Optional(slug),
-    fields: Type.Optional(
-      contentFields('Content fields to set; merged into the stored ones, null removes one.'),
-    ),
+    fields: Type.Optional(contentFields('Merged into the stored ones; null removes one.')),
     status: Type.Optional(entryStatus),
   }),
   rest: { method: 'PATCH', path: '/v1/cms/entries/{entry_id}' },
@@ -232,8 +223,7 @@ export const updateEntryStatus = defineOperation({
   deprecated: { replacedBy: 'update_entry' },
   summary: "Change a CMS entry's status (deprecated)",
   description:
-    'Deprecated: use update_entry with status. Moves an entry to draft, review, published (sets ' +
-    'published_at) or archived. Emits entry.status_changed when the status changes.',
+    'Same as update_entry with status: moves an entry to another status (published sets published_at). Emits entry.status_changed when the status changes.',
   input: Strict({ entry_id: entryId, status: entryStatus }),
   rest: { method: 'PATCH', path: '/v1/cms/entries/{entry_id}' },
   responseKey: 'entry',

@@ -20,24 +20,19 @@ export const FIELD_TYPES = [
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-export const fieldDefinitionInput = Strict(
-  {
-    key: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      pattern: '^[a-z][a-z0-9_]*$',
-      description: 'Field key in entry.fields.',
-    }),
-    type: Enum(FIELD_TYPES, {
-      description:
-        'reference: ID of a CMS entry; asset: ID of an asset; date: YYYY-MM-DD or an ISO 8601 date-time.',
-    }),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    required: Type.Optional(Type.Boolean({ description: 'Entries must carry a value (default false).' })),
-    list: Type.Optional(Type.Boolean({ description: 'The value is an array of the type (default false).' })),
-  },
-  { description: 'One field of the collection.' },
-);
+export const fieldDefinitionInput = Strict({
+  key: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[a-z][a-z0-9_]*$',
+  }),
+  type: Enum(FIELD_TYPES, {
+    description: 'reference: a CMS entry ID; asset: an asset ID; date: YYYY-MM-DD or ISO 8601 date-time.',
+  }),
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  required: Type.Optional(Type.Boolean({ description: 'Entries must carry a value.' })),
+  list: Type.Optional(Type.Boolean({ description: 'The value is an array of the type.' })),
+});
 
 export interface FieldDefinition {
   key: string;

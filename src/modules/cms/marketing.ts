@@ -38,7 +38,8 @@ export const postRecord = defineRecordType({
   toResource: toPost,
 });
 
-const dateTime = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
+const dateTime = (description?: string) =>
+  Type.Optional(Type.String({ format: 'date-time', ...(description ? { description } : {}) }));
 
 export const createMarketingCampaign = defineOperation({
   name: 'create_marketing_campaign',
@@ -48,20 +49,16 @@ export const createMarketingCampaign = defineOperation({
   creates: 'marketing_campaign',
   summary: 'Create a marketing campaign',
   description:
-    'Creates a marketing campaign with a channel (email, social, ads, web, event, other; default other), a status (planned by default, active, paused, completed), an optional budget in integer cents with its currency (default USD) and a time window (ends_at not before starts_at). Attach posts with create_marketing_post. Emits marketing_campaign.created.',
+    'Creates a marketing campaign with a channel (default other), a status (default planned), an optional budget and a time window. Attach posts with create_marketing_post. Emits marketing_campaign.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
     channel: Type.Optional(channel),
     status: Type.Optional(campaignStatus),
-    budget_cents: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Budget in the smallest currency unit.' }),
-    ),
-    currency: Type.Optional(
-      Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; default USD.' }),
-    ),
-    starts_at: dateTime('ISO 8601 date-time the campaign starts.'),
-    ends_at: dateTime('ISO 8601 date-time the campaign ends; not before starts_at.'),
+    budget_cents: Type.Optional(Type.Integer({ minimum: 0 })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'Default USD.' })),
+    starts_at: dateTime(),
+    ends_at: dateTime('Not before starts_at.'),
   }),
   rest: { method: 'POST', path: '/v1/marketing/campaigns' },
   responseKey: 'campaign',
@@ -104,8 +101,7 @@ export const listMarketingCampaigns = defineOperation({
   scopes: ['cms:read'],
   kind: 'read',
   summary: 'List marketing campaigns',
-  description:
-    'Lists marketing campaigns, newest first, filtered by status, channel and query (name and description, case-insensitive).',
+  description: 'Lists marketing campaigns, newest first; query matches name and description.',
   input: Strict({
     status: Type.Optional(campaignStatus),
     channel: Type.Optional(channel),
@@ -133,20 +129,16 @@ export const createMarketingPost = defineOperation({
   creates: 'marketing_post',
   summary: 'Create a marketing post',
   description:
-    "Creates a marketing post (an email, social post, ad ...), optionally in a campaign (campaign_id) and pointing at a CMS entry (cms_entry_id); both must exist. channel defaults to the campaign's and is required without one. status defaults to draft; scheduled needs scheduled_at; published sets published_at (default now), which only published posts carry. Emits marketing_post.created.",
+    "Creates a marketing post (an email, social post, ad ...), optionally in a campaign and promoting a CMS entry (both must exist). channel defaults to the campaign's and is required without one; status defaults to draft. Emits marketing_post.created.",
   input: Strict({
-    campaign_id: Type.Optional(
-      Type.String({ minLength: 1, description: 'ID of a marketing campaign (mcmp_...).' }),
-    ),
+    campaign_id: Type.Optional(Type.String({ minLength: 1 })),
     channel: Type.Optional(channel),
     title: Type.String({ minLength: 1, maxLength: 500 }),
     body: Type.Optional(Type.String({ maxLength: 100_000 })),
     status: Type.Optional(postStatus),
-    scheduled_at: dateTime('ISO 8601 date-time the post goes out; required with status scheduled.'),
-    published_at: dateTime('ISO 8601 date-time it went out; only with status published (default now).'),
-    cms_entry_id: Type.Optional(
-      Type.String({ minLength: 1, description: 'ID of the CMS entry it promotes (ent_...).' }),
-    ),
+    scheduled_at: dateTime('Required with status scheduled.'),
+    published_at: dateTime('Only with status published; default now.'),
+    cms_entry_id: Type.Optional(Type.String({ minLength: 1 })),
   }),
   rest: { method: 'POST', path: '/v1/marketing/posts' },
   responseKey: 'post',
@@ -197,8 +189,7 @@ export const listMarketingPosts = defineOperation({
   scopes: ['cms:read'],
   kind: 'read',
   summary: 'List marketing posts',
-  description:
-    'Lists marketing posts, newest first, filtered by status (draft, scheduled, published), channel, campaign_id, cms_entry_id and query (title and body, case-insensitive).',
+  description: 'Lists marketing posts, newest first; query matches title and body.',
   input: Strict({
     status: Type.Optional(postStatus),
     channel: Type.Optional(channel),

@@ -30,7 +30,7 @@ export const createCmsSite = defineOperation({
   creates: 'cms_site',
   summary: 'Create a CMS site',
   description:
-    'Creates a CMS site: the top of the content tree (site > collections > entries). domain (a host name such as www.example.com, stored lowercase) is optional and unique in the workspace; default_locale defaults to en. Create collections in it with create_collection. Emits cms_site.created.',
+    'Creates a CMS site, the top of the content tree (site > collections > entries). domain (a host name, stored lowercase) is optional and unique in the workspace. Emits cms_site.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     domain: Type.Optional(Type.String({ format: 'hostname', minLength: 1, maxLength: 253 })),
@@ -38,7 +38,7 @@ export const createCmsSite = defineOperation({
       Type.String({
         pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
         maxLength: 35,
-        description: 'BCP 47 tag, e.g. en or de-CH.',
+        description: 'BCP 47 tag; default en.',
       }),
     ),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
@@ -76,8 +76,7 @@ export const listCmsSites = defineOperation({
   scopes: ['cms:read'],
   kind: 'read',
   summary: 'List CMS sites',
-  description:
-    'Lists CMS sites, newest first; query matches name, domain and description case-insensitively.',
+  description: 'Lists CMS sites, newest first; query matches name, domain and description.',
   input: Strict({ query: Type.Optional(Type.String({ maxLength: 500 })), ...pageInput }),
   rest: { method: 'GET', path: '/v1/cms/sites' },
   responseKey: 'sites',
