@@ -23,6 +23,7 @@ import { clientErrorHandler, sendError } from './surfaces/http-errors.ts';
 import { registerMcpEndpoint } from './surfaces/mcp/mcp-endpoint.ts';
 import { buildOpenApi } from './surfaces/openapi/openapi.ts';
 import { registerRestRoutes } from './surfaces/rest/rest-routes.ts';
+import { registerSdkRoutes } from './surfaces/sdk/sdk-routes.ts';
 import { createMetrics, registerSystemRoutes } from './surfaces/system-routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -134,13 +135,24 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // JSON bodies are parsed here but judged later: a malformed body fails at the pipeline's validate stage,
   // after authentication, as validation_failed.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    if (text === '') return done(null, undefined);
+  const parseJson = (text: string) => {
+    if (text === '') return undefined;
     try {
-      done(null, JSON.parse(text as string));
+      return JSON.parse(text) as unknown;
     } catch {
-      done(null, MALFORMED_JSON);
+      return MALFORMED_JSON;
     }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) =>
+    done(null, parseJson(text as string)),
+  );
+
+  // JSON sent as text/plain (navigator.sendBeacon cannot choose its type) is read on browser routes only.
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, text, done) => {
+    if (!(request.routeOptions.config as { textPlainJson?: boolean }).textPlainJson) {
+      return done(fail('unsupported_media_type'), undefined);
+    }
+    done(null, parseJson(text as string));
   });
 
   // llhttp decodes chunked bodies only; any other transfer coding would hand the parser undecoded bytes.
@@ -219,6 +231,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   registerRestRoutes(app, deps);
   registerMcpEndpoint(app, deps);
   registerAdminRoutes(app, deps);
+  registerSdkRoutes(app);
   await registerAssetContentRoutes(app, deps);
   // Start-up work of the modules (removing what a crash left behind) runs before any request is served.
   for (const module of deps.registry.modules) {

@@ -21,7 +21,8 @@ export interface Workspace {
 
 export interface Credential {
   id: string;
-  kind: 'api_key' | 'mcp_token';
+  /** site_key: an Analytics Site's public key (browser ingest); its id is the site's. */
+  kind: 'api_key' | 'mcp_token' | 'site_key';
   name: string;
   scopes: ReadonlySet<string>;
 }
@@ -29,6 +30,19 @@ export interface Credential {
 export interface Principal {
   workspace: Workspace;
   credential: Credential;
+}
+
+/**
+ * Public keys a web page holds (an Analytics Site's wos_site_...): a browser sends one as ?<queryParam>=
+ * (sendBeacon cannot set headers) or as a Bearer token. The module that owns the keys resolves them.
+ */
+export interface BrowserAccess {
+  keyPrefix: string;
+  queryParam: string;
+  /** The principal the key opens for a request from origin; throws a ServiceError when refused. */
+  authenticate(db: Kysely<DB>, key: string, origin: string | undefined): Promise<Principal>;
+  /** Whether a browser at origin may call with the key (the CORS preflight). */
+  allowsOrigin(db: Kysely<DB>, key: string, origin: string): Promise<boolean>;
 }
 
 export function toWorkspace(row: WorkspacesTable): Workspace {
@@ -115,7 +129,7 @@ export async function authenticate(
       message: 'REST takes API keys (wos_sk_...); MCP tokens are for /mcp.',
     });
   }
-  if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(credential.kind))
+  if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(row.kind))
     throw fail('mcp_auth_method_not_allowed');
   return { workspace, credential };
 }

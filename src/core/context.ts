@@ -11,7 +11,7 @@ import type { StartRunOptions } from './runs.ts';
 export type Surface = 'rest' | 'mcp' | 'admin' | 'cli' | 'system' | 'worker';
 
 export interface Actor {
-  type: 'api_key' | 'mcp_token' | 'operator' | 'system';
+  type: 'api_key' | 'mcp_token' | 'site_key' | 'operator' | 'system';
   credentialId: string | null;
   name: string;
   /** A system actor calling on a caller's behalf (surface worker): that caller's credential ID. */
@@ -54,6 +54,8 @@ export interface OperationContext {
   /** One timestamp for the whole call, so created_at equals updated_at on a new record. */
   now: string;
   dryRun: boolean;
+  /** The caller's User-Agent header (REST), for records that keep it (application events). */
+  userAgent: string | null;
   /** The service configuration (public URL, data directory, upload limit). */
   config: Config;
   scopes: ReadonlySet<string>;

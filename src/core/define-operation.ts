@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.ts';
+import type { BrowserAccess } from './auth.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
 import type { OperationContext } from './context.ts';
 import { type CompiledSchema, compileSchema } from './schema.ts';
@@ -58,6 +59,12 @@ export interface OperationSpec<P extends TProperties> {
      * keeps `input`. Gains idempotency_key and dry_run like `input`; OpenAPI merges it into the route body.
      */
     input?: TObject;
+    /**
+     * The route is called from web pages too (application events): it accepts the public keys of
+     * BrowserAccess besides API keys, a JSON body sent as text/plain (sendBeacon), and answers CORS
+     * preflights from the origins a key allows. No other route does any of these.
+     */
+    browser?: BrowserAccess;
   };
   /** False only for REST record lookups (GET /v1/<collection>/{id}); every tool is on both surfaces. */
   mcp?: boolean;

@@ -14,7 +14,7 @@ import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db
 import type { QueueBackend } from '../jobs/types.ts';
 import type { Registry } from '../registry.ts';
 import { auditRow, insertAuditEvents } from './audit.ts';
-import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
+import { authenticate, type BrowserAccess, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
 import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
@@ -66,6 +66,11 @@ export interface Call {
   authorization?: string;
   /** The client address (REST): rejected credentials are throttled per address. */
   clientAddress?: string;
+  /** A public key from a web page (rest.browser routes), with the page's Origin: used instead of authorization. */
+  publicKey?: { key: string; origin: string | undefined; access: BrowserAccess };
+  /** x-wos-workspace-id (or x-service-workspace-id): when sent, it must name the credential's workspace. */
+  workspaceHeader?: string;
+  userAgent?: string;
   /** MCP authenticates the connection before dispatching, and passes the principal on. */
   principal?: Principal;
   /** /mcp?modules=... narrows the callable tools. */
@@ -99,14 +104,24 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     // 1-2. authenticate, workspace (one lookup: credential, its workspace, the surface's credential policy);
     // a worker call loads the credential it acts for, as it is now
     const worker = call.onBehalfOf;
+    const publicKey = call.publicKey;
     principal =
       call.principal ??
       (worker
         ? await loadPrincipal(db, worker.workspaceId, worker.credentialId)
-        : await deps.authThrottle.guard(call.clientAddress ?? '', call.authorization, () =>
-            authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'),
+        : await deps.authThrottle.guard(
+            call.clientAddress ?? '',
+            publicKey ? `Bearer ${publicKey.key}` : call.authorization,
+            () =>
+              publicKey
+                ? publicKey.access.authenticate(db, publicKey.key, publicKey.origin)
+                : authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'),
           ));
     const { workspace, credential } = principal;
+    // A workspace header naming another workspace reveals nothing: the same answer as an unknown token.
+    if (call.workspaceHeader !== undefined && call.workspaceHeader !== workspace.id) {
+      throw fail('workspace_not_found');
+    }
 
     // 3. tool: the name must be registered (and inside /mcp?modules=)
     const op = call.operation;
@@ -210,6 +225,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       clock: deps.clock,
       now: nowIso,
       dryRun,
+      userAgent: call.userAgent ?? null,
       config: deps.config,
       scopes: credential.scopes,
       eventTypes: deps.registry.eventTypes,

@@ -61,7 +61,7 @@ export interface AuditEventsTable {
   id: string;
   request_id: string;
   occurred_at: string;
-  actor_type: 'api_key' | 'mcp_token' | 'operator' | 'system';
+  actor_type: 'api_key' | 'mcp_token' | 'site_key' | 'operator' | 'system';
   actor_credential_id: string | null;
   actor_name: string;
   surface: 'rest' | 'mcp' | 'admin' | 'cli' | 'system' | 'worker';

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { BrowserAccess } from '../../core/auth.ts';
+import { fail } from '../../core/errors.ts';
 import { MAX_PAGE_SIZE } from '../../core/pagination.ts';
 import { type PipelineDeps, runOperation } from '../../core/run-operation.ts';
+import { bearerToken } from '../../core/tokens.ts';
 import type { RestRoute } from '../../registry.ts';
 import { sendError } from '../http-errors.ts';
 
@@ -42,15 +45,63 @@ function dispatch(route: RestRoute, input: unknown) {
   return claimant ?? route.operation;
 }
 
+/** The public key a browser route was called with: ?<queryParam>= or a Bearer token with the key prefix. */
+function publicKeyOf(access: BrowserAccess, request: FastifyRequest): string | undefined {
+  const query = (request.query as Record<string, unknown>)[access.queryParam];
+  if (typeof query === 'string' && query !== '') return query;
+  const bearer = bearerToken(request.headers.authorization);
+  return bearer?.startsWith(access.keyPrefix) ? bearer : undefined;
+}
+
+const CORS_HEADERS = {
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, authorization, x-wos-workspace-id, x-service-workspace-id',
+  'access-control-max-age': '600',
+};
+
+/** The CORS grant of a browser route: the Origin echoed when the key allows it, else nothing. */
+async function corsGrant(
+  deps: PipelineDeps,
+  access: BrowserAccess,
+  key: string | undefined,
+  origin: string | undefined,
+): Promise<Record<string, string>> {
+  if (!key || !origin || !(await access.allowsOrigin(deps.database.db, key, origin))) return {};
+  return { 'access-control-allow-origin': origin, vary: 'Origin' };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): void {
   for (const route of deps.registry.routes) {
     const label = `${route.method} ${route.path}`;
+    const access = route.operation.rest.browser;
+    if (access) {
+      // The preflight: granted to the origins the key allows, refused (403, no CORS headers) otherwise.
+      app.options(toFastifyPath(route.path), async (request, reply) => {
+        const grant = await corsGrant(deps, access, publicKeyOf(access, request), header(request, 'origin'));
+        if (!grant['access-control-allow-origin']) {
+          return sendError(reply, fail('origin_not_allowed'), deps.config.publicUrl);
+        }
+        return reply
+          .code(204)
+          .headers({ ...grant, ...CORS_HEADERS })
+          .send();
+      });
+    }
     app.route({
       method: route.method,
       url: toFastifyPath(route.path),
+      // A browser route's JSON may arrive as text/plain (sendBeacon); app.ts parses it only for these.
+      config: { textPlainJson: access !== undefined },
       handler: async (request, reply) => {
         const { input, coerce } = restInput(route, request);
         const operation = dispatch(route, input);
+        const origin = header(request, 'origin');
+        const key = access && publicKeyOf(access, request);
         const outcome = await runOperation(deps, {
           surface: 'rest',
           requestId: request.id,
@@ -62,8 +113,12 @@ export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): vo
           coerce,
           authorization: request.headers.authorization,
           clientAddress: request.ip,
+          ...(key && access ? { publicKey: { key, origin, access } } : {}),
+          workspaceHeader: header(request, 'x-wos-workspace-id') ?? header(request, 'x-service-workspace-id'),
+          userAgent: header(request, 'user-agent'),
         });
         reply.headers(outcome.headers);
+        if (access) reply.headers(await corsGrant(deps, access, key, origin));
         if (!outcome.ok) return sendError(reply, outcome.error, deps.config.publicUrl);
         if (outcome.raw)
           return reply.code(outcome.status).type(outcome.raw.contentType).send(outcome.raw.payload);
