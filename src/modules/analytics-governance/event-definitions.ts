@@ -33,7 +33,6 @@ export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
 export const app = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: 'The developer-defined app key.',
 });
 const status = Enum(['active', 'deprecated'] as const);
 
@@ -45,16 +44,13 @@ export const defineEvent = defineOperation({
   creates: 'analytics_event',
   summary: 'Define an application event',
   description:
-    'Defines (or redefines, by app and name) an application event: a dotted name (resource.action), ' +
-    'description, the app it belongs to, its properties (names of defined properties, each required or ' +
-    'optional) and status (active, deprecated). Tracking plans include events by name; validate_event ' +
-    'checks incoming events against them. Answers 201 when created, 200 when changed. Emits analytics_event.defined.',
+    'Defines or redefines (by app and name) an application event: its description, properties (names of defined properties, each required or optional) and status. Tracking plans include events by name; validate_event checks events against them. Answers 201 when created, 200 when changed. Emits analytics_event.defined.',
   input: Strict({
     app,
     name: Type.String({
       pattern: EVENT_NAME_PATTERN,
       maxLength: 200,
-      description: 'Dotted name, e.g. order.completed.',
+      description: 'Dotted, e.g. order.completed.',
       examples: ['order.completed'],
     }),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -133,8 +129,7 @@ export const listEvents = defineOperation({
   kind: 'read',
   summary: 'List application event definitions',
   description:
-    'Lists defined application events, newest first, filtered by app, status (active, deprecated) and a ' +
-    'text query over name and description. Each carries its properties (name, required).',
+    'Lists defined application events with their properties, newest first; query matches name and description.',
   input: Strict({
     app: Type.Optional(app),
     status: Type.Optional(status),

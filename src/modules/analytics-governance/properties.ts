@@ -50,15 +50,12 @@ export const defineProperty = defineOperation({
   creates: 'analytics_property',
   summary: 'Define an analytics property',
   description:
-    'Defines (or redefines, by name) a property that application events may carry: type (string, number, ' +
-    'integer, boolean, datetime, object, array), description, and optionally allowed values (enum) and a ' +
-    'regular expression (pattern, strings only). Event definitions reference properties by name. Answers ' +
-    '201 when created, 200 when an existing definition changed. Emits analytics_property.defined.',
+    'Defines or redefines (by name) a property application events may carry: type, description, and optionally allowed values (enum) and a pattern. Event definitions reference properties by name. Answers 201 when created, 200 when changed. Emits analytics_property.defined.',
   input: Strict({
     name: Type.String({
       pattern: '^[a-z][a-z0-9_]*$',
       maxLength: 100,
-      description: 'snake_case name, e.g. plan_tier.',
+      description: 'snake_case, e.g. plan_tier.',
       examples: ['plan_tier'],
     }),
     type: Enum(TYPES),
@@ -71,7 +68,7 @@ export const defineProperty = defineOperation({
       }),
     ),
     pattern: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 500, description: 'Regular expression (strings).' }),
+      Type.String({ minLength: 1, maxLength: 500, description: 'Regular expression; strings only.' }),
     ),
   }),
   rest: { method: 'POST', path: '/v1/analytics/properties' },

@@ -33,15 +33,14 @@ export const planRecord = defineRecordType({
   toResource: toTrackingPlan,
 });
 
-const planId = Type.String({ minLength: 1, description: 'ID of the tracking plan (atp_...).' });
+const planId = Type.String({ minLength: 1 });
 const status = Enum(['draft', 'active'] as const, {
-  description:
-    "draft, or active (validate_event uses the app's active plan); archive with archive_tracking_plan.",
+  description: 'Default draft. One active plan per app; validate_event applies it.',
 });
 const events = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 1000,
   uniqueItems: true,
-  description: "Names of events defined for the plan's app (define_event).",
+  description: 'Events defined for its app (define_event).',
 });
 
 async function checkEvents(ctx: OperationContext, planApp: string, names: string[]): Promise<void> {
@@ -78,7 +77,7 @@ export const createTrackingPlan = defineOperation({
   creates: 'analytics_tracking_plan',
   summary: 'Create a tracking plan',
   description:
-    'Creates a tracking plan for one app: a name, description, the events it includes (names of events defined for that app) and status (draft by default, or active; one active plan per app, which validate_event applies). Emits analytics_tracking_plan.created.',
+    'Creates a tracking plan for one app: the events it includes, a name and description. Emits analytics_tracking_plan.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     app,
@@ -123,8 +122,7 @@ export const listTrackingPlans = defineOperation({
   kind: 'read',
   summary: 'List tracking plans',
   description:
-    'Lists tracking plans, newest first, filtered by app and status (draft, active). Archived plans are not ' +
-    'listed; their history stays readable with get_record_history (target_type analytics_tracking_plan).',
+    'Lists tracking plans, newest first; archived ones are left out (get_record_history still reads them).',
   input: Strict({ app: Type.Optional(app), status: Type.Optional(status), ...pageInput }),
   rest: { method: 'GET', path: '/v1/analytics/tracking-plans' },
   responseKey: 'tracking_plans',
@@ -141,7 +139,7 @@ export const updateTrackingPlan = defineOperation({
   kind: 'update',
   summary: 'Update a tracking plan',
   description:
-    "Changes a tracking plan's name, description, events (replaces the list) or status (draft, active; one active plan per app). The app cannot change. Archived plans are not found. Emits analytics_tracking_plan.updated.",
+    "Changes a tracking plan's name, description, events (replaced) or status. Its app cannot change; archived plans are not found. Emits analytics_tracking_plan.updated.",
   input: Strict({
     tracking_plan_id: planId,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -181,9 +179,7 @@ export const archiveTrackingPlan = defineOperation({
   kind: 'archive',
   summary: 'Archive a tracking plan',
   description:
-    'Archives a tracking plan: status archived, hidden from lists and lookups and no longer applied by ' +
-    'validate_event; its history stays readable (get_record_history, target_type analytics_tracking_plan). ' +
-    'Archiving an archived plan changes nothing and returns it again. Emits analytics_tracking_plan.archived.',
+    'Archives a tracking plan: hidden from lists and lookups and no longer applied by validate_event; its history stays readable. Archiving again returns it unchanged. Emits analytics_tracking_plan.archived.',
   input: Strict({ tracking_plan_id: planId }),
   rest: { method: 'DELETE', path: '/v1/analytics/tracking-plans/{tracking_plan_id}' },
   responseKey: 'tracking_plan',

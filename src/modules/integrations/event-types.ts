@@ -48,14 +48,11 @@ export const listEventTypes = defineOperation({
   kind: 'read',
   summary: 'List integration event types',
   description:
-    'Lists the event types webhook endpoints can subscribe to, sorted by key: every domain event the service ' +
-    'emits (source builtin, e.g. contact.created, task.completed, with a description and, where declared, the ' +
-    'JSON Schema of its data) plus the custom types this workspace registered (source custom). Filter by ' +
-    'source or a text query over key and description; paginate with cursor.',
+    "Lists the event types webhook endpoints can subscribe to, by key: every domain event the service emits (source builtin, with a description and, where declared, its data's JSON Schema) plus those this workspace registered (source custom).",
   input: Strict({
     source: Type.Optional(Enum(['builtin', 'custom'] as const)),
     query: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'Text in the key or description.' }),
+      Type.String({ minLength: 1, maxLength: 200, description: 'Matches key and description.' }),
     ),
     ...pageInput,
   }),
@@ -104,18 +101,16 @@ export const registerEventType = defineOperation({
   creates: 'integration_event_type',
   summary: 'Register a custom integration event type',
   description:
-    'Registers a custom event type of this workspace so webhook endpoints can subscribe to it: a dotted key (resource.action, unique, not a built-in key), a description and optionally the JSON Schema of its payload (checked to compile). Emits integration_event_type.registered.',
+    "Registers a custom event type webhook endpoints can subscribe to: a unique dotted key (resource.action, not a built-in one), a description and optionally its data's JSON Schema (must compile). Emits integration_event_type.registered.",
   input: Strict({
     key: Type.String({
       pattern: EVENT_KEY_PATTERN,
       maxLength: 100,
-      description: 'Dotted key, e.g. order.shipped.',
+      description: 'E.g. order.shipped.',
       examples: ['order.shipped'],
     }),
     description: Type.String({ minLength: 1, maxLength: 1000 }),
-    schema: Type.Optional(
-      MapOf(Type.Unknown(), { description: 'JSON Schema (draft 2020-12 or 07) of the event data.' }),
-    ),
+    schema: Type.Optional(MapOf(Type.Unknown(), { description: 'Draft 2020-12 or 07.' })),
   }),
   rest: { method: 'POST', path: '/v1/integrations/events' },
   responseKey: 'event_type',

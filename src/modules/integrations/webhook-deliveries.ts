@@ -17,7 +17,7 @@ import {
 } from './integrations-store.ts';
 import type { WebhookDeliveriesTable } from './integrations-tables.ts';
 
-const webhookId = Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' });
+const webhookId = Type.String({ minLength: 1 });
 // The worker's sweep must not pick up a test delivery while the call itself is sending it.
 const TEST_SEND_LEASE_MS = 60_000;
 
@@ -28,9 +28,7 @@ export const listDeliveries = defineOperation({
   kind: 'read',
   summary: 'List the deliveries of a webhook endpoint',
   description:
-    'Lists the deliveries of one endpoint, newest first, with every attempt (time, status code, duration, ' +
-    'error, a short excerpt of the response, next attempt). Filter by status (pending, succeeded, failed, ' +
-    'canceled) and event_type. Use it to debug a receiver; a pending delivery shows when it is retried.',
+    "Lists an endpoint's deliveries, newest first, each with its attempts (time, status code, duration, error, response excerpt, next attempt). Use it to debug a receiver.",
   input: Strict({
     webhook_id: webhookId,
     status: Type.Optional(Enum(['pending', 'succeeded', 'failed', 'canceled'] as const)),
@@ -55,9 +53,7 @@ export const sendTestEvent = defineOperation({
   kind: 'action',
   summary: 'Send a test event to a webhook endpoint',
   description:
-    'Sends a webhook.test event to one endpoint right away (even a disabled one) and returns the delivery ' +
-    "with its first attempt's outcome (status code, duration, error, response excerpt). A failed test " +
-    "delivery is retried on the normal schedule. Use it to check a receiver's URL and signature checks.",
+    'Sends a webhook.test event to one endpoint now (even a disabled one) and returns the delivery with its first attempt (status code, duration, error, response excerpt); a failure is retried on the normal schedule. Use it to check a receiver.',
   input: Strict({ webhook_id: webhookId }),
   rest: { method: 'POST', path: '/v1/webhooks/{webhook_id}/test' },
   responseKey: 'delivery',

@@ -41,13 +41,12 @@ const url = Type.String({
   format: 'uri',
   minLength: 1,
   maxLength: 2048,
-  description: 'http(s) URL that receives the POSTs.',
 });
 const eventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: 200,
   uniqueItems: true,
-  description: 'Event type keys from list_integration_event_types, or ["*"] for every event.',
+  description: 'Keys from list_integration_event_types, or ["*"] for all.',
 });
 
 /** A URL must be http(s), use an allowed port and reach a public address (unless the operator allows private ones). */
@@ -88,7 +87,7 @@ export const createEndpoint = defineOperation({
   creates: 'webhook_endpoint',
   summary: 'Create a webhook endpoint',
   description:
-    'Registers a URL that receives signed POSTs (Standard Webhooks) for the listed event types (or "*"). The URL must be http(s) and resolve to a public address. The response carries the signing secret (whsec_...) in secret: store it, it is not shown again except on rotation (update_webhook_endpoint with rotate_secret). Emits webhook_endpoint.created.',
+    'Registers an http(s) URL, resolving to a public address, that receives signed POSTs (Standard Webhooks) for the listed event types. The response carries the signing secret (whsec_...) once: store it (update_webhook_endpoint rotates it). Emits webhook_endpoint.created.',
   input: Strict({
     url,
     description: Type.Optional(Type.String({ maxLength: 1000 })),
@@ -141,8 +140,7 @@ export const listEndpoints = defineOperation({
   kind: 'read',
   summary: 'List webhook endpoints',
   description:
-    'Lists the webhook endpoints of the workspace, newest first, optionally by status (active, disabled; an ' +
-    'endpoint that answered 410 Gone is disabled with a disabled_reason). Secrets are never listed.',
+    'Lists webhook endpoints, newest first, without secrets. An endpoint that answered 410 Gone is disabled with a disabled_reason.',
   input: Strict({ status: Type.Optional(status), ...pageInput }),
   rest: { method: 'GET', path: '/v1/webhooks' },
   responseKey: 'webhooks',
@@ -164,14 +162,14 @@ export const updateEndpoint = defineOperation({
   kind: 'update',
   summary: 'Update a webhook endpoint',
   description:
-    "Changes an endpoint's url, description, event_types or status (disabled stops deliveries; active re-enables it), and/or rotates its signing secret with rotate_secret true: the response then carries the new secret, and the old one keeps signing alongside it for 24 hours so receivers can switch over. Emits webhook_endpoint.updated.",
+    "Changes an endpoint's url, description, event_types or status (disabled stops deliveries), and/or rotates its secret (rotate_secret): the response carries the new one, and the old one keeps signing alongside it for 24 hours. Emits webhook_endpoint.updated.",
   input: Strict({
-    webhook_id: Type.String({ minLength: 1, description: 'ID of the endpoint (whe_...).' }),
+    webhook_id: Type.String({ minLength: 1 }),
     url: Type.Optional(url),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
     event_types: Type.Optional(eventTypes),
     status: Type.Optional(status),
-    rotate_secret: Type.Optional(Type.Boolean({ description: 'Issue a new signing secret.' })),
+    rotate_secret: Type.Optional(Type.Boolean()),
   }),
   rest: { method: 'PATCH', path: '/v1/webhooks/{webhook_id}' },
   responseKey: 'webhook',

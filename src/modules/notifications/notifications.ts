@@ -32,7 +32,6 @@ export const channels = Type.Array(channel, { minItems: 1, maxItems: 3, uniqueIt
 export const recipientId = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'The user or agent ID that receives it.',
 });
 const status = Enum(['pending', 'delivered', 'suppressed', 'read', 'archived'] as const);
 
@@ -44,25 +43,17 @@ export const createNotification = defineOperation({
   creates: 'notification',
   summary: 'Create a notification',
   description:
-    'Creates a notification for one recipient: title, body, the source object (source_type and source_id of ' +
-    'an existing record), the event context and channels (in_app, web_push, webhook; default all). The ' +
-    "recipient's preferences are applied: disabled channels are skipped, and a notification with no " +
-    'channel left (or nothing to carry it) is stored as suppressed. Web push and webhook subscriptions of ' +
-    'the recipient get a delivery each. Emits notification.created.',
+    "Creates a notification for one recipient about an existing record (source_type, source_id) on the channels given (default all). The recipient's preferences apply: disabled channels are skipped; with none left it is stored suppressed. Each web_push and webhook subscription of the recipient gets a delivery. Emits notification.created.",
   input: Strict({
     recipient_id: recipientId,
     title: Type.String({ minLength: 1, maxLength: 500 }),
     body: Type.Optional(Type.String({ maxLength: 5000 })),
-    source_type: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Record type, e.g. task.' }),
-    ),
+    source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'E.g. task.' })),
     source_id: Type.Optional(Type.String({ minLength: 1 })),
-    event_type: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'The event that caused it.' }),
-    ),
+    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     channels: Type.Optional(channels),
-    metadata: Type.Optional(FreeFields('Free context for the client (a link, an icon).')),
+    metadata: Type.Optional(FreeFields('For the client, e.g. a link or an icon.')),
   }),
   rest: { method: 'POST', path: '/v1/notifications' },
   responseKey: 'notification',
@@ -96,9 +87,7 @@ export const listNotifications = defineOperation({
   scopes: ['notifications:read'],
   kind: 'read',
   summary: 'List notifications',
-  description:
-    'Lists notifications, newest first, filtered by recipient_id, status (pending, delivered, suppressed, ' +
-    'read, archived), event_type and source object. An inbox is recipient_id with status delivered.',
+  description: 'Lists notifications, newest first. An inbox is recipient_id with status delivered.',
   input: Strict({
     recipient_id: Type.Optional(recipientId),
     status: Type.Optional(status),
@@ -127,10 +116,9 @@ export const updateNotification = defineOperation({
   kind: 'update',
   summary: 'Mark a notification read or archived',
   description:
-    'The recipient marks a notification read (read_at is set) or archived (it leaves the inbox; read_at ' +
-    'is kept). Sending the current status again changes nothing. Emits notification.updated.',
+    'The recipient marks a notification read (sets read_at) or archived (leaves the inbox; read_at kept). Emits notification.updated.',
   input: Strict({
-    notification_id: Type.String({ minLength: 1, description: 'ID of the notification (ntf_...).' }),
+    notification_id: Type.String({ minLength: 1 }),
     status: Enum(['read', 'archived'] as const),
   }),
   rest: { method: 'PATCH', path: '/v1/notifications/{notification_id}' },

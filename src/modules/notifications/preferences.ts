@@ -26,7 +26,7 @@ export const preferenceRecord = defineRecordType({
 const eventType = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: 'An event type (task.completed) or "*" for every event type (default).',
+  description: '"*" (default) is every event type.',
 });
 
 export const listPreferences = defineOperation({
@@ -36,12 +36,10 @@ export const listPreferences = defineOperation({
   kind: 'read',
   summary: 'List notification preferences',
   description:
-    'Lists notification preferences, newest first: per recipient (recipient_id null is the workspace-wide ' +
-    'default), channel and event type ("*" for all), enabled or not. Filter by recipient_id, ' +
-    'workspace_default true, channel or event_type.',
+    'Lists notification preferences, newest first: per recipient (null: the workspace-wide default), channel and event type, enabled or not.',
   input: Strict({
     recipient_id: Type.Optional(recipientId),
-    workspace_default: Type.Optional(Type.Boolean({ description: 'Only the workspace-wide defaults.' })),
+    workspace_default: Type.Optional(Type.Boolean()),
     channel: Type.Optional(channel),
     event_type: Type.Optional(eventType),
     ...pageInput,
@@ -66,10 +64,7 @@ export const upsertPreference = defineOperation({
   kind: 'update',
   summary: 'Set a notification preference',
   description:
-    'Sets whether a channel (in_app, web_push, webhook) is enabled for a recipient (omit recipient_id for ' +
-    'the workspace-wide default) and an event type ("*" for all). One preference exists per recipient, ' +
-    'channel and event type: this creates it (201) or changes it (200), so retries are safe. The most ' +
-    'specific preference wins when a notification is created. Emits notification_preference.updated.',
+    'Enables or disables a channel for a recipient (none: the workspace-wide default) and event type. One preference per recipient, channel and event type: this creates it (201) or changes it (200). The most specific preference wins. Emits notification_preference.updated.',
   input: Strict({
     recipient_id: Type.Optional(recipientId),
     channel,
@@ -136,11 +131,9 @@ export const patchPreference = defineOperation({
   extension: true,
   summary: 'Enable or disable a notification preference by ID',
   description:
-    'Turns an existing preference (from list_notification_preferences) on or off by its ID: the REST route ' +
-    'PATCH /v1/notifications/preferences/{preference_id}. To create one, use update_notification_preference. ' +
-    'Emits notification_preference.updated.',
+    'Turns an existing preference (list_notification_preferences) on or off by ID; update_notification_preference creates one. Emits notification_preference.updated.',
   input: Strict({
-    preference_id: Type.String({ minLength: 1, description: 'ID of the preference (npref_...).' }),
+    preference_id: Type.String({ minLength: 1 }),
     enabled: Type.Boolean(),
   }),
   rest: { method: 'PATCH', path: '/v1/notifications/preferences/{preference_id}' },

@@ -41,21 +41,20 @@ const fields = {
   event_type: Type.String({
     minLength: 1,
     maxLength: 100,
-    description: 'The domain event type, e.g. task.completed.',
+    description: 'From list_integration_event_types, not notification.*.',
   }),
   conditions: Type.Array(condition, {
     maxItems: 20,
-    description: 'All must hold; field is a dotted path in the event data (status, assignee_id, ...).',
+    description: 'All must hold; field is a dotted path in the event data.',
   }),
   recipient_ids: Type.Array(recipientId, { maxItems: 100, uniqueItems: true }),
   recipient_field: Type.Union([path, Type.Null()], {
-    description: 'Path in the event data holding a recipient ID (assignee_id).',
+    description: 'Event data path holding a recipient ID, e.g. assignee_id.',
   }),
   channels,
   title: Type.String({
     minLength: 1,
     maxLength: 500,
-    description: 'Template: {{path}} inserts a value of the event data.',
   }),
   body: Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
   status: Enum(['active', 'disabled'] as const),
@@ -89,8 +88,7 @@ export const listRules = defineOperation({
   scopes: ['notifications:read'],
   kind: 'read',
   summary: 'List notification rules',
-  description:
-    'Lists notification rules, newest first, filtered by event_type and status (active, disabled).',
+  description: 'Lists notification rules, newest first, filtered by event_type and status.',
   input: Strict({
     event_type: Type.Optional(fields.event_type),
     status: Type.Optional(fields.status),
@@ -117,10 +115,7 @@ export const createRule = defineOperation({
   creates: 'notification_rule',
   summary: 'Create a notification rule',
   description:
-    'Creates a rule: when a domain event of event_type happens (task.completed, ticket.status_changed, ...) ' +
-    'and every condition on its data holds (equals, in), a notification is created, in the same ' +
-    'transaction, for each recipient (recipient_ids plus the ID found at recipient_field), on the channels, ' +
-    'with title and body templates ({{path}} inserts event data). Preferences apply. Emits notification_rule.created.',
+    'Creates a rule: when an event of event_type occurs and its conditions hold, a notification is created in the same transaction for each recipient (recipient_ids plus the ID at recipient_field), from title and body templates ({{path}} inserts event data). Preferences apply. Emits notification_rule.created.',
   input: Strict({
     name: fields.name,
     event_type: fields.event_type,
@@ -184,10 +179,9 @@ export const updateRule = defineOperation({
   kind: 'update',
   summary: 'Update a notification rule',
   description:
-    "Changes a rule's name, event_type, conditions, recipients, channels, templates or status (disabled " +
-    'rules create nothing). Lists replace the previous lists. Emits notification_rule.updated.',
+    "Changes a rule's name, event_type, conditions, recipients, channels, templates or status (disabled rules create nothing); lists are replaced. Emits notification_rule.updated.",
   input: Strict({
-    rule_id: Type.String({ minLength: 1, description: 'ID of the rule (nrule_...).' }),
+    rule_id: Type.String({ minLength: 1 }),
     name: Type.Optional(fields.name),
     event_type: Type.Optional(fields.event_type),
     conditions: Type.Optional(fields.conditions),

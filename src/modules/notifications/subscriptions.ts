@@ -40,15 +40,13 @@ const keys = Strict(
     p256dh: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: "The browser's P-256 public key (base64url).",
     }),
     auth: Type.String({
       minLength: 1,
       maxLength: 100,
-      description: "The browser's auth secret (base64url).",
     }),
   },
-  { description: 'PushSubscription.toJSON().keys: required for web_push.' },
+  { description: 'PushSubscription.toJSON().keys; required for web_push.' },
 );
 
 function checkKeys(value: { p256dh: string; auth: string } | undefined): void {
@@ -67,9 +65,7 @@ export const listSubscriptions = defineOperation({
   kind: 'read',
   summary: 'List notification subscriptions',
   description:
-    'Lists delivery subscriptions, newest first, filtered by recipient_id, channel (web_push, webhook) and ' +
-    'status (a push endpoint that answered 404 or 410 is disabled). The body also carries ' +
-    'vapid_public_key, the applicationServerKey a browser needs to subscribe to web push.',
+    'Lists delivery subscriptions, newest first (a push endpoint that answered 404 or 410 is disabled). The body carries vapid_public_key, the applicationServerKey browsers subscribe to web push with.',
   input: Strict({
     recipient_id: Type.Optional(recipientId),
     channel: Type.Optional(subscriptionChannel),
@@ -104,10 +100,7 @@ export const createSubscription = defineOperation({
   creates: 'notification_subscription',
   summary: 'Create a notification subscription',
   description:
-    "Routes a recipient's notifications to a browser (web_push: the PushSubscription endpoint and keys, " +
-    "sent with this installation's VAPID keys) or to a URL (webhook: signed POSTs like webhook endpoints; " +
-    'the response carries the signing secret once). Endpoints must be http(s) and public. One subscription ' +
-    'per channel and endpoint. Emits notification_subscription.created.',
+    "Routes a recipient's notifications to a browser (web_push: the PushSubscription endpoint and keys) or a URL (webhook: signed POSTs like webhook endpoints; the response carries the signing secret once). Endpoints must be public http(s); one subscription per channel and endpoint. Emits notification_subscription.created.",
   input: Strict({
     recipient_id: recipientId,
     channel: subscriptionChannel,
@@ -115,7 +108,6 @@ export const createSubscription = defineOperation({
       format: 'uri',
       minLength: 1,
       maxLength: 2048,
-      description: 'Push service endpoint or webhook URL.',
     }),
     keys: Type.Optional(keys),
     user_agent: Type.Optional(Type.String({ maxLength: 500 })),
@@ -176,10 +168,9 @@ export const updateSubscription = defineOperation({
   kind: 'update',
   summary: 'Update a notification subscription',
   description:
-    "Disables or re-enables a subscription (status), replaces a web_push subscription's keys (browsers " +
-    'rotate them) or its user_agent label. Emits notification_subscription.updated.',
+    "Disables or re-enables a subscription, or replaces a web_push subscription's keys (browsers rotate them) or user_agent label. Emits notification_subscription.updated.",
   input: Strict({
-    subscription_id: Type.String({ minLength: 1, description: 'ID of the subscription (nsub_...).' }),
+    subscription_id: Type.String({ minLength: 1 }),
     status: Type.Optional(status),
     keys: Type.Optional(keys),
     user_agent: Type.Optional(Type.String({ maxLength: 500 })),
