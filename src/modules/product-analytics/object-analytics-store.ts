@@ -1,0 +1,291 @@
+// Queries of the Object Analytics reads. The grouped view ranks objects with one grouped query over the
+// window's hourly rollups, then enriches only the page's rows (top events, unique actors) with one query each.
+// Every function takes the workspace ID; windows are ISO 8601 UTC text (app-event-window.ts).
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/tables.ts';
+
+export interface ObjectFilters {
+  app?: string;
+  object_type?: string;
+  object_id?: string;
+  event_name?: string;
+}
+
+export interface WindowText {
+  from: string;
+  to: string;
+  fromDay: string;
+  toDay: string;
+}
+
+export interface ObjectKey {
+  app: string;
+  object_type: string;
+  object_id: string;
+}
+
+type Rollups = ExpressionBuilder<DB, 'app_event_rollups'>;
+
+function rollupsIn(db: Kysely<DB>, workspaceId: string, filters: ObjectFilters, window: WindowText) {
+  let query = db
+    .selectFrom('app_event_rollups')
+    .where('workspace_id', '=', workspaceId)
+    .where('hour', '>=', window.from)
+    .where('hour', '<', window.to);
+  for (const column of ['app', 'object_type', 'object_id', 'event_name'] as const) {
+    const value = filters[column];
+    if (value !== undefined) query = query.where(column, '=', value);
+  }
+  return query;
+}
+
+/** (app, object_type, object_id) strictly after the key, ascending, as OR of prefixes. */
+function keyAfter(eb: Rollups, key: ObjectKey) {
+  return eb.or([
+    eb('app', '>', key.app),
+    eb.and([eb('app', '=', key.app), eb('object_type', '>', key.object_type)]),
+    eb.and([
+      eb('app', '=', key.app),
+      eb('object_type', '=', key.object_type),
+      eb('object_id', '>', key.object_id),
+    ]),
+  ]);
+}
+
+function oneOf(eb: ExpressionBuilder<any, any>, keys: ObjectKey[]) {
+  return eb.or(
+    keys.map((key) =>
+      eb.and([
+        eb('app', '=', key.app),
+        eb('object_type', '=', key.object_type),
+        eb('object_id', '=', key.object_id),
+      ]),
+    ),
+  );
+}
+
+export type RankSort = 'events' | 'last_seen';
+
+/** The last row of the previous page: its sort value (events, or last_seen) and its object key. */
+export interface RankAfter extends ObjectKey {
+  value: number | string;
+}
+
+export interface RankedObject extends ObjectKey {
+  events: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+/**
+ * One page of objects ranked by events or last_seen (descending, then by object key): one grouped query,
+ * the keyset in HAVING. Returns up to `limit` rows.
+ */
+export async function rankObjects(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: ObjectFilters,
+  window: WindowText,
+  sort: RankSort,
+  after: RankAfter | undefined,
+  limit: number,
+): Promise<RankedObject[]> {
+  const rank = sort === 'events' ? sql`sum(events)` : sql`max(last_seen)`;
+  let query = rollupsIn(db, workspaceId, filters, window)
+    .select((eb) => [
+      'app',
+      'object_type',
+      'object_id',
+      eb.fn.sum<number | string>('events').as('events'),
+      eb.fn.min<string>('first_seen').as('first_seen'),
+      eb.fn.max<string>('last_seen').as('last_seen'),
+    ])
+    .groupBy(['app', 'object_type', 'object_id']);
+  if (after) {
+    query = query.having((eb) =>
+      eb.or([eb(rank, '<', after.value), eb.and([eb(rank, '=', after.value), keyAfter(eb, after)])]),
+    );
+  }
+  const rows = await query
+    .orderBy(rank, 'desc')
+    .orderBy('app')
+    .orderBy('object_type')
+    .orderBy('object_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, events: Number(row.events) }));
+}
+
+export interface EventCount {
+  event_name: string;
+  events: number;
+}
+
+const keyOf = (row: ObjectKey) => JSON.stringify([row.app, row.object_type, row.object_id]);
+
+/** Events per event name of each object, in the window: one query for all of them. */
+export async function eventCounts(
+  db: Kysely<DB>,
+  workspaceId: string,
+  keys: ObjectKey[],
+  filters: ObjectFilters,
+  window: WindowText,
+): Promise<Map<string, EventCount[]>> {
+  const out = new Map<string, EventCount[]>();
+  if (!keys.length) return out;
+  const rows = await rollupsIn(db, workspaceId, { event_name: filters.event_name }, window)
+    .where((eb) => oneOf(eb, keys))
+    .select((eb) => [
+      'app',
+      'object_type',
+      'object_id',
+      'event_name',
+      eb.fn.sum<number | string>('events').as('events'),
+    ])
+    .groupBy(['app', 'object_type', 'object_id', 'event_name'])
+    .execute();
+  for (const row of rows) {
+    const list = out.get(keyOf(row)) ?? [];
+    list.push({ event_name: row.event_name, events: Number(row.events) });
+    out.set(keyOf(row), list);
+  }
+  // Most frequent first, then by name: a stable order for equal counts.
+  for (const list of out.values()) {
+    list.sort((a, b) => b.events - a.events || (a.event_name < b.event_name ? -1 : 1));
+  }
+  return out;
+}
+
+/** Distinct actors of each object over the window's UTC days (exact): one query for all of them. */
+export async function uniqueActors(
+  db: Kysely<DB>,
+  workspaceId: string,
+  keys: ObjectKey[],
+  window: WindowText,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!keys.length) return out;
+  const rows = await db
+    .selectFrom('app_event_actors')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => oneOf(eb, keys))
+    .where('day', '>=', window.fromDay)
+    .where('day', '<=', window.toDay)
+    .select((eb) => [
+      'app',
+      'object_type',
+      'object_id',
+      eb.fn.count<number | string>('actor').distinct().as('actors'),
+    ])
+    .groupBy(['app', 'object_type', 'object_id'])
+    .execute();
+  for (const row of rows) out.set(keyOf(row), Number(row.actors));
+  return out;
+}
+
+export { keyOf as objectKeyText };
+
+/** Events per UTC hour of the window (hours without events absent). */
+export async function hourlyCounts(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: ObjectFilters,
+  window: WindowText,
+): Promise<{ hour: string; events: number }[]> {
+  const rows = await rollupsIn(db, workspaceId, filters, window)
+    .select((eb) => ['hour', eb.fn.sum<number | string>('events').as('events')])
+    .groupBy('hour')
+    .execute();
+  return rows.map((row) => ({ hour: row.hour, events: Number(row.events) }));
+}
+
+/** Whether the object has any rollup, in any window (rollups are kept 2 years). */
+export async function objectIsKnown(db: Kysely<DB>, workspaceId: string, key: ObjectKey): Promise<boolean> {
+  const row = await db
+    .selectFrom('app_event_rollups')
+    .select('hour')
+    .where('workspace_id', '=', workspaceId)
+    .where('app', '=', key.app)
+    .where('object_type', '=', key.object_type)
+    .where('object_id', '=', key.object_id)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** One object's events per name in the window, with first and last seen. */
+export async function objectTotals(
+  db: Kysely<DB>,
+  workspaceId: string,
+  key: ObjectKey,
+  eventName: string | undefined,
+  window: WindowText,
+) {
+  const rows = await rollupsIn(db, workspaceId, { ...key, event_name: eventName }, window)
+    .select((eb) => [
+      'event_name',
+      eb.fn.sum<number | string>('events').as('events'),
+      eb.fn.min<string>('first_seen').as('first_seen'),
+      eb.fn.max<string>('last_seen').as('last_seen'),
+    ])
+    .groupBy('event_name')
+    .execute();
+  return rows.map((row) => ({ ...row, events: Number(row.events) }));
+}
+
+export interface EventAfter {
+  occurred_at: string;
+  id: string;
+}
+
+/** One object's raw events in the window, newest first, keyset on (occurred_at, id); up to `limit`. */
+export async function objectEvents(
+  db: Kysely<DB>,
+  workspaceId: string,
+  key: ObjectKey,
+  eventName: string | undefined,
+  window: WindowText,
+  after: EventAfter | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('app_events')
+    .select([
+      'id',
+      'event_id',
+      'event_name',
+      'occurred_at',
+      'received_at',
+      'properties',
+      'user_id',
+      'anonymous_id',
+      'session_id',
+      'page_url',
+      'referrer',
+      'locale',
+      'timezone',
+      'warnings',
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .where('app', '=', key.app)
+    .where('object_type', '=', key.object_type)
+    .where('object_id', '=', key.object_id)
+    .where('occurred_at', '>=', window.from)
+    .where('occurred_at', '<', window.to);
+  if (eventName !== undefined) query = query.where('event_name', '=', eventName);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('occurred_at', '<', after.occurred_at),
+        eb.and([eb('occurred_at', '=', after.occurred_at), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((row) => ({
+    ...row,
+    properties: JSON.parse(row.properties) as unknown,
+    warnings:
+      row.warnings === null ? null : (JSON.parse(row.warnings) as { field: string; message: string }[]),
+  }));
+}
