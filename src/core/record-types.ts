@@ -21,6 +21,12 @@ export interface RecordType<S extends TObject = TObject> {
   readScope: Scope;
   /** Column that hides a record from reads when set (archived_at). */
   hiddenWhen?: string;
+  /**
+   * Reads the row toResource maps when the resource needs more than its table's row (an Analytics Site
+   * shows its keys, kept in a table of their own). Default: the table's row with this ID. hiddenWhen
+   * applies to what it returns.
+   */
+  load?(db: Kysely<DB>, workspaceId: string, id: string, now: string): Promise<object | undefined>;
   /** The resource schema (resource-schema.ts: Resource()). */
   schema: S;
   /** Maps a row to the API resource; `now` is the call's time, for derived fields such as SLA status. */
@@ -39,6 +45,11 @@ export async function loadRecord(
   id: string,
   now: string,
 ): Promise<Record<string, unknown> | undefined> {
+  if (recordType.load) {
+    const row = (await recordType.load(db, workspaceId, id, now)) as Record<string, unknown> | undefined;
+    if (!row || (recordType.hiddenWhen && row[recordType.hiddenWhen] != null)) return undefined;
+    return recordType.toResource(row, { now }) as Record<string, unknown>;
+  }
   let query = db
     .selectFrom(recordType.table as 'contacts')
     .selectAll()

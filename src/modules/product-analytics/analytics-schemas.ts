@@ -1,6 +1,6 @@
 // Shapes of product analytics, declared once: the ingest input (one event), the ingest answer and the
 // Analytics Site resource; OpenAPI, MCP and the response checks derive from them.
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import {
   Enum,
   exampleId,
@@ -88,14 +88,27 @@ export const ValidationModeSchema = Enum(VALIDATION_MODES, {
 });
 
 export const AnalyticsSiteSchema = Resource('AnalyticsSite', {
-  id: RecordId('site'),
+  id: RecordId('asite'),
   name: Text('Storefront'),
-  site_key: Text(`wos_site_${'k'.repeat(32)}`, 'Public key for browsers: put it in the page.'),
-  previous_key: Nullable(Shape({ site_key: Type.String(), expires_at: Timestamp() }), {
-    description: 'The key rotated out, working until expires_at.',
+  site_key: Text(
+    'wos_site_nq6YUMowxH4RNZzBCPQh-wT7z81vTx7xR6YTTfCAv-o',
+    'Public key for browsers (wos_site_ and 43 characters): put it in the page.',
+  ),
+  previous_key: Nullable(
+    Shape({
+      site_key: Text('wos_site_khUVPHPtim9ao9p4Unw9B1DQbrbL15ptemCrdPdX5lg'),
+      expires_at: Timestamp(),
+    }),
+    { description: 'The key last rotated out, working until expires_at; null when none works.' },
+  ),
+  allowed_origins: Type.Array(Type.String(), {
+    examples: [['https://shop.example.com', 'https://*.example.com']],
+    description: 'Origins that may send events; https://*.example.com matches subdomains only.',
   }),
-  allowed_origins: Type.Array(Type.String(), { examples: [['https://shop.example.com']] }),
-  allowed_apps: Type.Array(Type.String(), { examples: [['shop']] }),
+  allowed_apps: Type.Array(Type.String(), {
+    examples: [['shop']],
+    description: 'Apps the key may send events for; empty: any app.',
+  }),
   validation_mode: ValidationModeSchema,
   events_per_minute: Type.Integer({ examples: [6000] }),
   daily_quota: Type.Integer({ examples: [1_000_000] }),
@@ -105,4 +118,6 @@ export const AnalyticsSiteSchema = Resource('AnalyticsSite', {
   archived_at: NullableTimestamp(),
 });
 
-export const exampleSiteId = exampleId('site');
+export type AnalyticsSite = Static<typeof AnalyticsSiteSchema>;
+
+export const exampleSiteId = exampleId('asite');

@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import { AnalyticsSiteSchema } from './analytics-schemas.ts';
 import type { ProductAnalyticsTables } from './analytics-tables.ts';
 import * as productAnalytics from './migrations/0011-product-analytics.ts';
 import { objectAnalyticsOperations } from './object-analytics.ts';
@@ -13,5 +14,26 @@ export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAn
   migrations: { '0011-product-analytics': productAnalytics },
   operations: [...siteOperations, ...objectAnalyticsOperations],
   recordTypes: [...siteRecordTypes],
-  events: [],
+  events: [
+    {
+      name: 'analytics_site.created',
+      description: 'An Analytics Site was created; data is the site (with its key).',
+      schema: AnalyticsSiteSchema,
+    },
+    {
+      name: 'analytics_site.updated',
+      description: 'An Analytics Site changed (settings or status); data is the site.',
+      schema: AnalyticsSiteSchema,
+    },
+    {
+      name: 'analytics_site.archived',
+      description: 'An Analytics Site was archived: its keys are refused; data is the site.',
+      schema: AnalyticsSiteSchema,
+    },
+    {
+      name: 'analytics_site.key_rotated',
+      description: "An Analytics Site's key was rotated; data is the site with site_key and previous_key.",
+      schema: AnalyticsSiteSchema,
+    },
+  ],
 };
