@@ -35,6 +35,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** VAPID subject for web push (WOS_VAPID_SUBJECT: mailto: or https: URL). */
   vapidSubject: string | undefined;
+  /** Days raw application events are kept (WOS_APP_EVENT_RETENTION_DAYS, default 90; the operator can set a workspace's own). */
+  appEventRetentionDays: number;
+  /** Origins every /v1 route sends CORS grants to (WOS_CORS_ORIGINS, comma-separated; default none). */
+  corsOrigins: string[];
   /** Time limit of one heavy-read query, in ms (WOS_HEAVY_READ_TIMEOUT_MS, default 30 s). */
   heavyReadTimeoutMs: number;
   /** Heavy reads running at once: SQLite worker processes, or the PostgreSQL heavy pool's connections. */
@@ -138,6 +142,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookRetryScheduleMs: retrySchedule(env.WOS_WEBHOOK_RETRY_SCHEDULE_MS),
     webhookTimeoutMs: integer(env.WOS_WEBHOOK_TIMEOUT_MS, 10_000, 'WOS_WEBHOOK_TIMEOUT_MS') || 10_000,
     vapidSubject: env.WOS_VAPID_SUBJECT || undefined,
+    appEventRetentionDays:
+      integer(env.WOS_APP_EVENT_RETENTION_DAYS, 90, 'WOS_APP_EVENT_RETENTION_DAYS') || 90,
+    corsOrigins: (env.WOS_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     heavyReadTimeoutMs: integer(env.WOS_HEAVY_READ_TIMEOUT_MS, 30_000, 'WOS_HEAVY_READ_TIMEOUT_MS') || 30_000,
     heavyReadPoolSize: Math.max(1, integer(env.WOS_HEAVY_READ_POOL_SIZE, 2, 'WOS_HEAVY_READ_POOL_SIZE')),
     validateResponses: ['on', 'true', '1', 'yes'].includes(

@@ -1,6 +1,7 @@
 // One contract test over the registry: every operation is declared completely and served on both surfaces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES, SCOPES } from '../src/core/catalogue.ts';
+import { successStatus } from '../src/core/response-schema.ts';
 import { compileResponseSchema } from '../src/core/schema.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { toolInputSchema } from '../src/surfaces/mcp/tool-schemas.ts';
@@ -66,7 +67,7 @@ describe('operation registry', () => {
       // REST: the route exists in OpenAPI, served by this operation or shared with its replacement.
       const documented = openapi.paths[op.rest.path]?.[op.rest.method.toLowerCase()];
       expect(documented, `${op.rest.method} ${op.rest.path} in OpenAPI`).toBeDefined();
-      const success = documented.responses[op.kind === 'create' ? '201' : '200'];
+      const success = documented.responses[String(successStatus(op))];
       expect(Object.keys(success.content)).toEqual([op.responseMediaType ?? 'application/json']);
       if (!op.deprecated) expect(documented.operationId).toBe(op.name);
 
@@ -97,8 +98,9 @@ describe('operation registry', () => {
       // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.
       const tool = tools.find((t) => t.name === op.name);
       if (!op.mcp) {
+        // REST only: the record lookups (get_record serves agents) and browser ingest (agents do not ingest).
         expect(tool).toBeUndefined();
-        expect(op.kind).toBe('read');
+        expect(op.kind === 'read' || op.rest.browser !== undefined).toBe(true);
         return;
       }
       expect(tool).toBeDefined();
@@ -131,9 +133,7 @@ describe('operation registry', () => {
       if (!op.responseMediaType && !op.deprecated) {
         const conforms = compileResponseSchema(tool.outputSchema);
         expect(
-          conforms(
-            documented.responses[op.kind === 'create' ? '201' : '200'].content['application/json'].example,
-          ),
+          conforms(documented.responses[String(successStatus(op))].content['application/json'].example),
         ).toBe(true);
       }
     },

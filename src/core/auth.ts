@@ -40,9 +40,9 @@ export interface BrowserAccess {
   keyPrefix: string;
   queryParam: string;
   /** The principal the key opens for a request from origin; throws a ServiceError when refused. */
-  authenticate(db: Kysely<DB>, key: string, origin: string | undefined): Promise<Principal>;
+  authenticate(db: Kysely<DB>, key: string, origin: string | undefined, now: Date): Promise<Principal>;
   /** Whether a browser at origin may call with the key (the CORS preflight). */
-  allowsOrigin(db: Kysely<DB>, key: string, origin: string): Promise<boolean>;
+  allowsOrigin(db: Kysely<DB>, key: string, origin: string, now: Date): Promise<boolean>;
 }
 
 export function toWorkspace(row: WorkspacesTable): Workspace {
@@ -77,6 +77,17 @@ export async function isModuleEnabledIn(
 ): Promise<boolean> {
   const [row] = await workspaceModules(db, [workspaceId]);
   return row !== undefined && isModuleEnabled({ modules: JSON.parse(row.modules) }, module);
+}
+
+/** A live workspace by ID (a site key's workspace): undefined when it does not exist or was deleted. */
+export async function loadWorkspace(db: Kysely<DB>, workspaceId: string): Promise<Workspace | undefined> {
+  const row = await db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row && toWorkspace(row);
 }
 
 const principalColumns = [

@@ -66,7 +66,10 @@ export interface OperationSpec<P extends TProperties> {
      */
     browser?: BrowserAccess;
   };
-  /** False only for REST record lookups (GET /v1/<collection>/{id}); every tool is on both surfaces. */
+  /**
+   * False only for REST record lookups (GET /v1/<collection>/{id}) and browser ingest of application
+   * events (agents do not ingest); every other tool is on both surfaces.
+   */
   mcp?: boolean;
   deprecated?: { replacedBy: string };
   /** Accepts dry_run: the handler runs and its transaction is rolled back, so nothing is written. */
@@ -91,6 +94,11 @@ export interface OperationSpec<P extends TProperties> {
    * 202 with the run under responseKey; an idempotency_key replays the same run (200). See runs.ts.
    */
   starts?: { runType: string; job: string };
+  /**
+   * Answers 202 Accepted: the call takes input that the service counts and aggregates rather than a record
+   * it returns (application events: some may be reported rejected or duplicate in the body).
+   */
+  accepted?: boolean;
   /** Creates or updates by a natural key: 201 when it created the record, 200 when it changed one. */
   upsert?: boolean;
   /** Not in the specification's tool reference: an extension of this service. */

@@ -99,7 +99,7 @@ export function responseSchema(op: OperationDefinition, recordTypes: Iterable<Re
  * else 200. The one place a new kind of success (202 for an operation that starts a run) is decided.
  */
 export function successStatus(op: OperationDefinition): number {
-  if (op.starts) return 202;
+  if (op.starts || op.accepted) return 202;
   return op.kind === 'create' ? 201 : 200;
 }
 

@@ -114,7 +114,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
             publicKey ? `Bearer ${publicKey.key}` : call.authorization,
             () =>
               publicKey
-                ? publicKey.access.authenticate(db, publicKey.key, publicKey.origin)
+                ? publicKey.access.authenticate(db, publicKey.key, publicKey.origin, deps.clock.now())
                 : authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'),
           ));
     const { workspace, credential } = principal;

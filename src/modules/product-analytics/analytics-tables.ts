@@ -23,7 +23,7 @@ export interface AppEventsTable {
   locale: string | null;
   timezone: string | null;
   user_agent: string | null;
-  /** Who sent it: a site (site_...) or an API key (key_...). The client address is never stored. */
+  /** Who sent it: a site (asite_...) or an API key (its credential ID). The client address is never stored. */
   source_type: 'site' | 'api_key';
   source_id: string;
   /** JSON array of {field, message} under validation mode warn, else null. */

@@ -115,3 +115,17 @@ export async function ingestSettings(db: Kysely<DB>, workspaceId: string): Promi
     retentionDays: row?.retention_days == null ? null : Number(row.retention_days),
   };
 }
+
+/** Sets the workspace's ingest validation mode (the row is created on first use). */
+export async function saveValidationMode(
+  db: Kysely<DB>,
+  workspaceId: string,
+  mode: ValidationMode,
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto('app_event_settings')
+    .values({ workspace_id: workspaceId, validation_mode: mode, retention_days: null, updated_at: now })
+    .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ validation_mode: mode, updated_at: now }))
+    .execute();
+}

@@ -1,6 +1,8 @@
 import type { ModuleDefinition } from '../../core/module.ts';
 import { AnalyticsSiteSchema } from './analytics-schemas.ts';
 import type { ProductAnalyticsTables } from './analytics-tables.ts';
+import { getAppEventSettings, updateAppEventSettings } from './app-event-settings.ts';
+import { ingestAppEvents } from './ingest.ts';
 import * as productAnalytics from './migrations/0011-product-analytics.ts';
 import { objectAnalyticsOperations } from './object-analytics.ts';
 import { siteOperations, siteRecordTypes } from './sites.ts';
@@ -12,7 +14,13 @@ const identity = { name: 'product_analytics_bi', scopes: ['bi:read', 'bi:write']
 export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAnalyticsTables> = {
   ...identity,
   migrations: { '0011-product-analytics': productAnalytics },
-  operations: [...siteOperations, ...objectAnalyticsOperations],
+  operations: [
+    ingestAppEvents,
+    getAppEventSettings,
+    updateAppEventSettings,
+    ...siteOperations,
+    ...objectAnalyticsOperations,
+  ],
   recordTypes: [...siteRecordTypes],
   events: [
     {
