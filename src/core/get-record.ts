@@ -20,12 +20,10 @@ export function getRecordOperation(recordTypes: RecordType[]): OperationDefiniti
     extension: true,
     summary: 'Get one record of any type by ID',
     description:
-      'Returns one record of this workspace by type and ID, e.g. {"type": "deal", "id": "deal_..."}: use it to ' +
-      'follow an ID (related_resource_id, target_id, contact_id) when no other tool reads that record. ' +
-      'Needs the read scope of the type (crm:read for a deal) and its module enabled. Read-only.',
+      "Returns one record by type and ID (e.g. type deal, id deal_...): use it to follow an ID no other tool reads. Needs the type's read scope (crm:read for a deal) and its module enabled.",
     input: Strict({
-      type: Enum(types, { description: 'Record type, as in related_resource_type.' }),
-      id: Type.String({ minLength: 1, description: 'Record ID.' }),
+      type: Enum(types),
+      id: Type.String({ minLength: 1 }),
     }),
     rest: { method: 'GET', path: '/v1/records/{type}/{id}' },
     responseKey: 'record',

@@ -36,13 +36,12 @@ const description = Type.String({ maxLength: 20_000 });
 const timezone = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: "IANA time zone name, e.g. Europe/Berlin; the default zone of the calendar's events.",
+  description: 'IANA name, e.g. Europe/Berlin.',
 });
-const color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour, e.g. #1A73E8.' });
+const color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' });
 const ownerId = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'User or agent ID owning the calendar.',
 });
 
 export const createCalendar = defineOperation({
@@ -53,7 +52,7 @@ export const createCalendar = defineOperation({
   creates: 'calendar',
   summary: 'Create a calendar',
   description:
-    'Creates a calendar with a time zone (IANA name, validated; default UTC) that its events use unless they name their own, an optional colour and owner. Add events with create_calendar_event; subscribe to it in calendar apps through its iCalendar feed (ics_path). Emits calendar.created.',
+    'Creates a calendar with a time zone (default UTC) its events use unless they name their own, and an optional colour and owner. Add events with create_calendar_event; calendar apps subscribe to its iCalendar feed (ics_path). Emits calendar.created.',
   input: Strict({
     name,
     description: Type.Optional(description),
@@ -89,7 +88,7 @@ export const listCalendarsOperation = defineOperation({
   scopes: ['calendar:read'],
   kind: 'read',
   summary: 'List calendars',
-  description: 'Lists calendars, newest first, filtered by owner_id; `query` matches name and description.',
+  description: 'Lists calendars, newest first; query matches name and description.',
   input: Strict({
     owner_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -112,9 +111,9 @@ export const updateCalendar = defineOperation({
   kind: 'update',
   summary: 'Update a calendar',
   description:
-    "Changes a calendar's name, description, timezone, color or owner_id (null clears optional fields). A new timezone applies to events created afterwards; existing events keep their own zone. Emits calendar.updated when something changed.",
+    "Changes a calendar's name, description, timezone, color or owner_id. A new timezone applies to events created afterwards. Emits calendar.updated when something changed.",
   input: Strict({
-    calendar_id: Type.String({ minLength: 1, description: 'ID of the calendar (cal_...).' }),
+    calendar_id: Type.String({ minLength: 1 }),
     name: Type.Optional(name),
     description: Type.Optional(Nullable(description)),
     timezone: Type.Optional(timezone),
@@ -159,7 +158,7 @@ export const calendarFeed = defineOperation({
     'REST only: the calendar as an iCalendar (RFC 5545, text/calendar) feed for calendar apps, one VEVENT ' +
     'per event with RRULE, EXDATE, attendees and a VTIMEZONE per zone used. Includes canceled events as ' +
     'STATUS:CANCELLED and at most the 10,000 most recently starting events.',
-  input: Strict({ calendar_id: Type.String({ minLength: 1, description: 'ID of the calendar (cal_...).' }) }),
+  input: Strict({ calendar_id: Type.String({ minLength: 1 }) }),
   rest: { method: 'GET', path: '/v1/calendar/calendars/{calendar_id}/ics' },
   responseMediaType: 'text/calendar',
   responseKey: 'calendar',

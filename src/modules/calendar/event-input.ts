@@ -13,12 +13,12 @@ import { canonicalTimeZone, DAY, dateToFloating, fromFloating } from './zoned-ti
 export const attendeeSchema = Strict({
   email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
   contact_id: Type.Optional(
-    Type.String({ minLength: 1, description: 'A CRM contact; its email is copied when email is absent.' }),
+    Type.String({ minLength: 1, description: 'Its email is copied when email is absent.' }),
   ),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   response: Type.Optional(
     Enum(['needs_action', 'accepted', 'declined', 'tentative'] as const, {
-      description: 'needs_action (default), accepted, declined or tentative.',
+      description: 'Default needs_action.',
     }),
   ),
 });

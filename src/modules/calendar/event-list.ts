@@ -99,20 +99,18 @@ export const listEventsOperation = defineOperation({
   kind: 'read',
   summary: 'List calendar events or their occurrences',
   description:
-    "Without from/to: lists events themselves, newest first. With a window (from and to, ISO 8601, at most 366 days): lists the occurrences overlapping it in start order, recurring events expanded, each with its event_id and its own starts_at/ends_at in the event's zone (local times kept across DST). Filters: calendar_id, status, related record, query (title, description, location).",
+    "Without from/to, lists events, newest first. With a window (at most 366 days), lists the occurrences overlapping it in start order, recurring events expanded, each with its event_id and own starts_at/ends_at in the event's zone. query matches title, description and location.",
   input: Strict({
     calendar_id: Type.Optional(Type.String({ minLength: 1 })),
-    status: Type.Optional(eventStatus),
+    status: Type.Optional(eventStatus()),
     related_resource_type: Type.Optional(relatedType),
     related_resource_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
-    from: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Window start (inclusive), with offset.' }),
-    ),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
     to: Type.Optional(
       Type.String({
         format: 'date-time',
-        description: 'Window end (exclusive), at most 366 days after from.',
+        description: 'Exclusive; at most 366 days after from.',
       }),
     ),
     ...pageInput,

@@ -39,9 +39,9 @@ export const createCalendarEvent = defineOperation({
   creates: 'calendar_event',
   summary: 'Create a calendar event',
   description:
-    "Creates an event in a calendar: timed (starts_at and ends_at, ISO 8601 with offset) or all-day (all_day with start_date and end_date, inclusive), in its own IANA timezone (default the calendar's), optionally recurring (an RFC 5545 RRULE in recurrence, with excluded_dates), with attendees (email or contact_id) and a related record (contact, company, deal, support_ticket, project_task; it must exist). Emits calendar_event.created.",
+    "Creates an event in a calendar: timed (starts_at, ends_at) or all-day (all_day, start_date, end_date), in its own IANA timezone (default the calendar's), optionally recurring (an RRULE in recurrence, minus excluded_dates), with attendees and a related record (must exist). Emits calendar_event.created.",
   input: Strict({
-    calendar_id: Type.String({ minLength: 1, description: 'Calendar of the event (cal_...).' }),
+    calendar_id: Type.String({ minLength: 1 }),
     title: eventFields.title,
     description: Type.Optional(eventFields.description),
     location: Type.Optional(eventFields.location),
@@ -54,7 +54,7 @@ export const createCalendarEvent = defineOperation({
     recurrence: Type.Optional(eventFields.recurrence),
     excluded_dates: Type.Optional(eventFields.excluded_dates),
     attendees: Type.Optional(eventFields.attendees),
-    status: Type.Optional(eventStatus),
+    status: Type.Optional(eventStatus('Default confirmed.')),
     related_resource_type: Type.Optional(eventFields.related_resource_type),
     related_resource_id: Type.Optional(eventFields.related_resource_id),
   }),
@@ -152,12 +152,10 @@ export const updateCalendarEvent = defineOperation({
   kind: 'update',
   summary: 'Update a calendar event',
   description:
-    'Changes any field of an event (null clears optional ones; attendees and excluded_dates replace the lists; calendar_id moves it to another calendar). The result is validated like a create: ends after starts, valid zone and RRULE. Changing timezone keeps the instants of starts_at and ends_at; removing recurrence drops excluded_dates. Edits apply to the whole series. Emits calendar_event.canceled when it becomes canceled, otherwise calendar_event.updated.',
+    'Changes an event, validated like a create (attendees and excluded_dates are replaced; calendar_id moves it). Changing timezone keeps the instants; removing recurrence drops excluded_dates. Edits apply to the whole series. Emits calendar_event.canceled when it becomes canceled, otherwise calendar_event.updated.',
   input: Strict({
-    event_id: Type.String({ minLength: 1, description: 'ID of the event (cev_...).' }),
-    calendar_id: Type.Optional(
-      Type.String({ minLength: 1, description: 'Move the event to this calendar.' }),
-    ),
+    event_id: Type.String({ minLength: 1 }),
+    calendar_id: Type.Optional(Type.String({ minLength: 1 })),
     title: Type.Optional(eventFields.title),
     description: Type.Optional(Nullable(eventFields.description)),
     location: Type.Optional(Nullable(eventFields.location)),
@@ -170,7 +168,7 @@ export const updateCalendarEvent = defineOperation({
     recurrence: Type.Optional(Nullable(eventFields.recurrence)),
     excluded_dates: Type.Optional(eventFields.excluded_dates),
     attendees: Type.Optional(eventFields.attendees),
-    status: Type.Optional(eventStatus),
+    status: Type.Optional(eventStatus()),
     related_resource_type: Type.Optional(Nullable(eventFields.related_resource_type)),
     related_resource_id: Type.Optional(Nullable(eventFields.related_resource_id)),
   }),

@@ -23,9 +23,8 @@ export const productRecord = defineRecordType({
   toResource: toProduct,
 });
 
-const productStatus = Enum(['active', 'sunset', 'archived'] as const, {
-  description: 'active (default), sunset or archived; any status may follow any other.',
-});
+const productStatus = (description?: string) =>
+  Enum(['active', 'sunset', 'archived'] as const, description ? { description } : {});
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });
 
@@ -37,17 +36,16 @@ export const createProduct = defineOperation({
   creates: 'product',
   summary: 'Create a product',
   description:
-    'Creates a product with a key (lower-case slug such as mobile-app, unique in the workspace). Plan it with create_product_release and create_product_roadmap_item. Emits product.created.',
+    'Creates a product with a key (a slug such as mobile-app; unique; cannot change). Plan it with create_product_release and create_product_roadmap_item. Emits product.created.',
   input: Strict({
     name,
     key: Type.String({
       pattern: '^[a-z0-9]+(?:[-_][a-z0-9]+)*$',
       minLength: 2,
       maxLength: 40,
-      description: '2 to 40 lower-case letters and digits, words joined by - or _; unique in the workspace.',
     }),
     description: Type.Optional(description),
-    status: Type.Optional(productStatus),
+    status: Type.Optional(productStatus('Default active.')),
   }),
   rest: { method: 'POST', path: '/v1/products' },
   responseKey: 'product',
@@ -76,10 +74,9 @@ export const listProductsOperation = defineOperation({
   scopes: ['products:read'],
   kind: 'read',
   summary: 'List products',
-  description:
-    'Lists products, newest first, filtered by status; `query` matches name, key and description case-insensitively.',
+  description: 'Lists products, newest first; query matches name, key and description.',
   input: Strict({
-    status: Type.Optional(productStatus),
+    status: Type.Optional(productStatus()),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),
@@ -105,12 +102,12 @@ export const updateProduct = defineOperation({
   kind: 'update',
   summary: 'Update a product',
   description:
-    "Changes a product's name, description (null clears it) or status (active, sunset, archived). The key cannot change. Emits product.status_changed when the status changes, otherwise product.updated.",
+    "Changes a product's name, description or status; the key cannot change. Emits product.status_changed on a status change, otherwise product.updated.",
   input: Strict({
-    product_id: Type.String({ minLength: 1, description: 'ID of the product (prd_...).' }),
+    product_id: Type.String({ minLength: 1 }),
     name: Type.Optional(name),
     description: Type.Optional(Nullable(description)),
-    status: Type.Optional(productStatus),
+    status: Type.Optional(productStatus()),
   }),
   rest: { method: 'PATCH', path: '/v1/products/{product_id}' },
   responseKey: 'product',

@@ -25,11 +25,9 @@ export const releaseRecord = defineRecordType({
   toResource: toRelease,
 });
 
-const releaseStatus = Enum(['planned', 'in_progress', 'released', 'canceled'] as const, {
-  description:
-    'planned (default), in_progress, released or canceled. Becoming released sets released_at; leaving ' +
-    'released clears it.',
-});
+const releaseStatus = (description?: string) =>
+  Enum(['planned', 'in_progress', 'released', 'canceled'] as const, description ? { description } : {});
+const releasedAt = 'released sets released_at; leaving it clears it.';
 // semver.org's own expression for a version (no leading v); the server also checks it with semver.
 const SEMVER =
   '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)' +
@@ -37,12 +35,11 @@ const SEMVER =
 const version = Type.String({
   maxLength: 100,
   pattern: SEMVER,
-  description:
-    'Semantic version (semver.org), e.g. 2.4.0 or 3.0.0-rc.1, without a leading v; unique per product.',
+  description: 'E.g. 2.4.0 or 3.0.0-rc.1; unique per product.',
 });
 const name = Type.String({ minLength: 1, maxLength: 200 });
-const notes = Type.String({ maxLength: 50_000, description: 'Release notes (Markdown welcome).' });
-const targetDate = Type.String({ format: 'date', description: 'Planned release day (YYYY-MM-DD).' });
+const notes = Type.String({ maxLength: 50_000 });
+const targetDate = Type.String({ format: 'date' });
 
 function checkedVersion(value: string) {
   const parsed = parseVersion(value);
@@ -81,12 +78,12 @@ export const createRelease = defineOperation({
   creates: 'product_release',
   summary: 'Create a product release',
   description:
-    'Creates a release of a product with a semantic version (validated, unique per product), optional name, target_date and notes, status planned unless given. Link roadmap items to it with release_id. Emits release.created (and release.released when created as released).',
+    'Creates a release of a product with a semantic version (unique per product). Link roadmap items with release_id. Emits release.created, plus release.released when created released.',
   input: Strict({
-    product_id: Type.String({ minLength: 1, description: 'Product of the release (prd_...).' }),
+    product_id: Type.String({ minLength: 1 }),
     version,
     name: Type.Optional(name),
-    status: Type.Optional(releaseStatus),
+    status: Type.Optional(releaseStatus(`Default planned. ${releasedAt}`)),
     target_date: Type.Optional(targetDate),
     notes: Type.Optional(notes),
   }),
@@ -124,10 +121,10 @@ export const listReleasesOperation = defineOperation({
   kind: 'read',
   summary: 'List product releases',
   description:
-    "Lists releases in semantic-version order, highest version first (2.0.0, 2.0.0-rc.2, 2.0.0-rc.1, 1.10.0, 1.9.0 ...), filtered by product_id and status; `query` matches version, name and notes. Filter by product_id for one product's history.",
+    'Lists releases, highest semantic version first (2.0.0, 2.0.0-rc.2, 1.10.0 ...); query matches version, name and notes.',
   input: Strict({
     product_id: Type.Optional(Type.String({ minLength: 1 })),
-    status: Type.Optional(releaseStatus),
+    status: Type.Optional(releaseStatus()),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),
@@ -153,12 +150,12 @@ export const updateRelease = defineOperation({
   kind: 'update',
   summary: 'Update a product release',
   description:
-    "Changes a release's version (re-validated, unique per product), name, status, target_date or notes (null clears optional fields). Setting status released stamps released_at with the current time; moving away from released clears it. Emits release.released when it becomes released, otherwise release.updated.",
+    "Changes a release's version (unique per product), name, status, target_date or notes. Emits release.released when it becomes released, otherwise release.updated.",
   input: Strict({
-    release_id: Type.String({ minLength: 1, description: 'ID of the release (rel_...).' }),
+    release_id: Type.String({ minLength: 1 }),
     version: Type.Optional(version),
     name: Type.Optional(Nullable(name)),
-    status: Type.Optional(releaseStatus),
+    status: Type.Optional(releaseStatus(releasedAt)),
     target_date: Type.Optional(Nullable(targetDate)),
     notes: Type.Optional(Nullable(notes)),
   }),

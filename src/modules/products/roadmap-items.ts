@@ -30,17 +30,19 @@ export const roadmapItemRecord = defineRecordType({
   toResource: toRoadmapItem,
 });
 
-const itemStatus = Enum(['idea', 'planned', 'in_progress', 'shipped', 'canceled'] as const, {
-  description: 'idea (default), planned, in_progress, shipped or canceled; any status may follow any other.',
-});
+const itemStatus = (description?: string) =>
+  Enum(
+    ['idea', 'planned', 'in_progress', 'shipped', 'canceled'] as const,
+    description ? { description } : {},
+  );
 const title = Type.String({ minLength: 1, maxLength: 500 });
 const description = Type.String({ maxLength: 20_000 });
 const links = {
-  release_id: Type.String({ minLength: 1, description: 'A release of the same product (rel_...).' }),
-  project_id: Type.String({ minLength: 1, description: 'Project delivering the item (prj_...).' }),
+  release_id: Type.String({ minLength: 1, description: 'Of the same product.' }),
+  project_id: Type.String({ minLength: 1 }),
   project_task_id: Type.String({
     minLength: 1,
-    description: 'Project task delivering the item (ptk_...); sets project_id to its project.',
+    description: 'Sets project_id to its project.',
   }),
 };
 
@@ -91,13 +93,13 @@ export const createRoadmapItem = defineOperation({
   creates: 'product_roadmap_item',
   summary: 'Create a roadmap item',
   description:
-    "Adds an item (a feature, an initiative) to a product's roadmap, status idea unless given, with an optional release_id of the same product and an optional link to the project and/or project task that delivers it. Emits roadmap_item.created.",
+    "Adds an item (a feature, an initiative) to a product's roadmap, optionally in a release and linked to the project and/or project task delivering it. Emits roadmap_item.created.",
   input: Strict({
-    product_id: Type.String({ minLength: 1, description: 'Product of the item (prd_...).' }),
+    product_id: Type.String({ minLength: 1 }),
     title,
     description: Type.Optional(description),
-    status: Type.Optional(itemStatus),
-    priority: Type.Optional(priority),
+    status: Type.Optional(itemStatus('Default idea.')),
+    priority: Type.Optional(priority('Default none.')),
     release_id: Type.Optional(links.release_id),
     project_id: Type.Optional(links.project_id),
     project_task_id: Type.Optional(links.project_task_id),
@@ -152,11 +154,10 @@ export const listRoadmapItemsOperation = defineOperation({
   scopes: ['products:read'],
   kind: 'read',
   summary: 'List roadmap items',
-  description:
-    'Lists roadmap items, newest first, filtered by product_id, status, release_id and project_id; `query` matches title and description.',
+  description: 'Lists roadmap items, newest first; query matches title and description.',
   input: Strict({
     product_id: Type.Optional(Type.String({ minLength: 1 })),
-    status: Type.Optional(itemStatus),
+    status: Type.Optional(itemStatus()),
     release_id: Type.Optional(Type.String({ minLength: 1 })),
     project_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -192,13 +193,13 @@ export const updateRoadmapItem = defineOperation({
   kind: 'update',
   summary: 'Update a roadmap item',
   description:
-    "Changes a roadmap item's title, description, status, priority, release_id (same product), project_id or project_task_id (null clears optional fields and links). The item stays in its product. Emits roadmap_item.status_changed when the status changes, otherwise roadmap_item.updated.",
+    "Changes a roadmap item's fields and links (release_id, project_id, project_task_id); it stays in its product. Emits roadmap_item.status_changed on a status change, otherwise roadmap_item.updated.",
   input: Strict({
-    roadmap_item_id: Type.String({ minLength: 1, description: 'ID of the roadmap item (rmi_...).' }),
+    roadmap_item_id: Type.String({ minLength: 1 }),
     title: Type.Optional(title),
     description: Type.Optional(Nullable(description)),
-    status: Type.Optional(itemStatus),
-    priority: Type.Optional(priority),
+    status: Type.Optional(itemStatus()),
+    priority: Type.Optional(priority()),
     release_id: Type.Optional(Nullable(links.release_id)),
     project_id: Type.Optional(Nullable(links.project_id)),
     project_task_id: Type.Optional(Nullable(links.project_task_id)),

@@ -33,9 +33,9 @@ export const createBoard = defineOperation({
   creates: 'project_board',
   summary: 'Create a project board',
   description:
-    'Creates a board (a kanban view) in a project. A new board has no columns: add them in order with create_project_board_column, then place tasks on it with create_project_task or update_project_task. Emits project_board.created.',
+    'Creates a board (a kanban view) in a project, without columns: add them in order with create_project_board_column, then place tasks on it. Emits project_board.created.',
   input: Strict({
-    project_id: Type.String({ minLength: 1, description: 'Project the board belongs to (prj_...).' }),
+    project_id: Type.String({ minLength: 1 }),
     name,
     description: Type.Optional(description),
   }),
@@ -67,7 +67,7 @@ export const listBoardsOperation = defineOperation({
   kind: 'read',
   summary: 'List project boards',
   description:
-    "Lists boards, newest first, optionally of one project; `query` matches name and description. List a board's columns with list_project_board_columns and its tasks with list_project_tasks (board_id).",
+    "Lists boards, newest first; query matches name and description. A board's columns: list_project_board_columns; its tasks: list_project_tasks with board_id.",
   input: Strict({
     project_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
@@ -90,9 +90,9 @@ export const updateBoard = defineOperation({
   kind: 'update',
   summary: 'Update a project board',
   description:
-    'Renames a board or changes its description (null clears it). A board stays in its project. Emits project_board.updated when something changed.',
+    'Renames a board or changes its description; it stays in its project. Emits project_board.updated when something changed.',
   input: Strict({
-    board_id: Type.String({ minLength: 1, description: 'ID of the board (pbd_...).' }),
+    board_id: Type.String({ minLength: 1 }),
     name: Type.Optional(name),
     description: Type.Optional(Nullable(description)),
   }),

@@ -34,15 +34,15 @@ export const columnRecord = defineRecordType({
 const name = Type.String({ minLength: 1, maxLength: 100 });
 const position = Type.Integer({
   minimum: 0,
-  description: "0-based place among the board's columns; larger values put it last. Default: last.",
+  description: '0-based; default last.',
 });
 const wipLimit = Type.Integer({
   minimum: 1,
   maximum: 10_000,
-  description: 'Work-in-progress limit: reported as over_wip_limit when exceeded, never enforced.',
+  description: 'Reported as over_wip_limit when exceeded, never enforced.',
 });
 const columnTaskStatus = Enum(TASK_STATUSES, {
-  description: 'Status a task takes when it moves into this column (e.g. done for a Done column).',
+  description: 'Status a task takes when moved in, e.g. done.',
 });
 
 export const createColumn = defineOperation({
@@ -53,9 +53,9 @@ export const createColumn = defineOperation({
   creates: 'project_board_column',
   summary: 'Create a board column',
   description:
-    'Adds a column to a board at position (default last; later columns shift right), with an optional wip_limit (reported as over_wip_limit, not enforced) and task_status (the status tasks take when moved in). Emits project_board_column.created.',
+    'Adds a column to a board at position (later columns shift right), optionally with a wip_limit and a task_status. Emits project_board_column.created.',
   input: Strict({
-    board_id: Type.String({ minLength: 1, description: 'Board of the column (pbd_...).' }),
+    board_id: Type.String({ minLength: 1 }),
     name,
     position: Type.Optional(position),
     wip_limit: Type.Optional(wipLimit),
@@ -100,7 +100,7 @@ export const listColumnsOperation = defineOperation({
   kind: 'read',
   summary: 'List board columns',
   description:
-    'Lists board columns in board order (by board, oldest board first, then position 0 first), optionally of one board or project. Each column reports task_count, wip_limit and over_wip_limit.',
+    'Lists board columns in board order (oldest board first, then position), each with task_count, wip_limit and over_wip_limit.',
   input: Strict({
     board_id: Type.Optional(Type.String({ minLength: 1 })),
     project_id: Type.Optional(Type.String({ minLength: 1 })),
@@ -128,9 +128,9 @@ export const updateColumn = defineOperation({
   kind: 'update',
   summary: 'Update a board column',
   description:
-    'Renames a column, changes its wip_limit or task_status (null clears them), or moves it to another position in its board (the other columns shift; positions stay 0..n-1). Emits project_board_column.updated when something changed.',
+    'Renames a column, changes its wip_limit or task_status, or moves it within its board (the others shift; positions stay 0..n-1). Emits project_board_column.updated when something changed.',
   input: Strict({
-    column_id: Type.String({ minLength: 1, description: 'ID of the column (pbc_...).' }),
+    column_id: Type.String({ minLength: 1 }),
     name: Type.Optional(name),
     position: Type.Optional(position),
     wip_limit: Type.Optional(Nullable(wipLimit)),

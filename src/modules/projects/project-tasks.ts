@@ -74,13 +74,13 @@ export const createProjectTask = defineOperation({
   creates: 'project_task',
   summary: 'Create a project task',
   description:
-    "Creates a task in a project and gives it the project's next human key (WEB-1, WEB-2 ...; never reused or skipped). Optionally places it on one of the project's boards: column_id (and/or board_id, which alone means the board's first column) and position (default last); the status defaults to the column's task_status, else todo. Not for CRM follow-ups (use create_task). Emits project_task.created.",
+    "Creates a task in a project with its next human key (WEB-1, WEB-2 ...; never reused or skipped), optionally placed on a board of the project: column_id (board_id alone means the first column) and position. status defaults to the column's task_status, else todo. Not for CRM follow-ups (create_task). Emits project_task.created.",
   input: Strict({
-    project_id: Type.String({ minLength: 1, description: 'Project of the task (prj_...).' }),
+    project_id: Type.String({ minLength: 1 }),
     title: taskFields.title,
     description: Type.Optional(taskFields.description),
-    status: Type.Optional(taskStatus),
-    priority: Type.Optional(priority),
+    status: Type.Optional(taskStatus()),
+    priority: Type.Optional(priority('Default none.')),
     estimate: Type.Optional(taskFields.estimate),
     labels: Type.Optional(taskFields.labels),
     assignee_id: Type.Optional(taskFields.assignee_id),
@@ -145,20 +145,16 @@ export const listProjectTasksOperation = defineOperation({
   kind: 'read',
   summary: 'List project tasks',
   description:
-    'Lists project tasks, newest first, filtered by project_id, board_id, column_id, assignee_id, status, priority, label or key (exact, e.g. WEB-12); `query` matches title, description and key. With column_id the tasks come in board order (position 0 first).',
+    'Lists project tasks, newest first; query matches title, description and key; key filters exactly (e.g. WEB-12). With column_id they come in board order.',
   input: Strict({
     project_id: Type.Optional(Type.String({ minLength: 1 })),
     board_id: Type.Optional(Type.String({ minLength: 1 })),
     column_id: Type.Optional(Type.String({ minLength: 1 })),
     assignee_id: Type.Optional(Type.String({ minLength: 1 })),
-    status: Type.Optional(taskStatus),
-    priority: Type.Optional(priority),
-    label: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 50, description: 'Tasks carrying this label.' }),
-    ),
-    key: Type.Optional(
-      Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}-[0-9]+$', description: 'A human key, e.g. WEB-12.' }),
-    ),
+    status: Type.Optional(taskStatus('backlog, todo and in_progress count as open.')),
+    priority: Type.Optional(priority()),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    key: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}-[0-9]+$' })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),

@@ -24,17 +24,18 @@ export const projectRecord = defineRecordType({
   toResource: toProject,
 });
 
-export const projectStatus = Enum(['planned', 'active', 'on_hold', 'completed', 'archived'] as const, {
-  description: 'planned, active (default), on_hold, completed or archived; any status may follow any other.',
-});
-const date = (description: string) =>
-  Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).` });
+export const projectStatus = (description?: string) =>
+  Enum(
+    ['planned', 'active', 'on_hold', 'completed', 'archived'] as const,
+    description ? { description } : {},
+  );
+const date = (description?: string) =>
+  Type.String({ format: 'date', ...(description ? { description } : {}) });
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const description = Type.String({ maxLength: 20_000 });
 const ownerId = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'User or agent ID responsible for it.',
 });
 
 function checkDates(startDate: string | null, targetDate: string | null) {
@@ -51,19 +52,18 @@ export const createProject = defineOperation({
   creates: 'project',
   summary: 'Create a project',
   description:
-    'Creates a project: a body of work with a short upper-case key (unique in the workspace, e.g. WEB) that prefixes the human keys of its tasks (WEB-1, WEB-2 ...). The key cannot change later. Add boards with create_project_board and tasks with create_project_task. Emits project.created.',
+    "Creates a project whose key (e.g. WEB; unique; cannot change) prefixes its tasks' human keys (WEB-1, WEB-2 ...). Add boards with create_project_board, tasks with create_project_task. Emits project.created.",
   input: Strict({
     name,
     key: Type.String({
       pattern: '^[A-Z][A-Z0-9]{1,9}$',
       examples: ['WEB'],
-      description: '2 to 10 upper-case letters or digits, starting with a letter; unique in the workspace.',
     }),
     description: Type.Optional(description),
-    status: Type.Optional(projectStatus),
+    status: Type.Optional(projectStatus('Default active.')),
     owner_id: Type.Optional(ownerId),
-    start_date: Type.Optional(date('First day of the project')),
-    target_date: Type.Optional(date('Planned end; not before start_date')),
+    start_date: Type.Optional(date()),
+    target_date: Type.Optional(date('Not before start_date.')),
   }),
   rest: { method: 'POST', path: '/v1/projects' },
   responseKey: 'project',
@@ -102,9 +102,9 @@ export const listProjectsOperation = defineOperation({
   kind: 'read',
   summary: 'List projects',
   description:
-    'Lists projects, newest first, filtered by status and owner_id; `query` matches name, key and description case-insensitively. Archived projects are included unless you filter by status.',
+    'Lists projects, newest first, archived ones included unless status filters them; query matches name, key and description.',
   input: Strict({
-    status: Type.Optional(projectStatus),
+    status: Type.Optional(projectStatus()),
     owner_id: Type.Optional(Type.String({ minLength: 1 })),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
@@ -131,15 +131,15 @@ export const updateProject = defineOperation({
   kind: 'update',
   summary: 'Update a project',
   description:
-    "Changes a project's name, description, status, owner_id, start_date or target_date (send null to clear an optional field). The key cannot change. target_date may not fall before start_date. Emits project.status_changed when the status changes, otherwise project.updated.",
+    "Changes a project's name, description, status, owner_id or dates; the key cannot change. Emits project.status_changed on a status change, otherwise project.updated.",
   input: Strict({
-    project_id: Type.String({ minLength: 1, description: 'ID of the project (prj_...).' }),
+    project_id: Type.String({ minLength: 1 }),
     name: Type.Optional(name),
     description: Type.Optional(Nullable(description)),
-    status: Type.Optional(projectStatus),
+    status: Type.Optional(projectStatus()),
     owner_id: Type.Optional(Nullable(ownerId)),
-    start_date: Type.Optional(Nullable(date('First day of the project'))),
-    target_date: Type.Optional(Nullable(date('Planned end; not before start_date'))),
+    start_date: Type.Optional(Nullable(date())),
+    target_date: Type.Optional(Nullable(date('Not before start_date.'))),
   }),
   rest: { method: 'PATCH', path: '/v1/projects/{project_id}' },
   responseKey: 'project',

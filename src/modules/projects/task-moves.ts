@@ -85,13 +85,13 @@ export const updateProjectTask = defineOperation({
   kind: 'update',
   summary: 'Update or move a project task',
   description:
-    "Changes a project task's fields (null clears an optional one; labels replace the list) and/or moves it: column_id (any board of its project; board_id alone means that board's first column, or keeps the current column on that board) and position (0-based, default last; position alone reorders within the current column). board_id and column_id both null take it off its board. Positions in each column stay 0..n-1, also under concurrent moves. Entering a column with a task_status sets that status unless status is sent. Emits project_task.moved for a placement change and project_task.updated for other changes (both when both).",
+    "Changes a project task's fields and/or moves it: column_id on any board of its project (board_id alone: that board's first column, or its current one there); position alone reorders within the column; null board_id and column_id take it off its board. Positions stay 0..n-1 under concurrent moves. Entering a column with a task_status sets that status unless status is sent. Emits project_task.moved on a placement change, project_task.updated on others.",
   input: Strict({
-    project_task_id: Type.String({ minLength: 1, description: 'ID of the project task (ptk_...).' }),
+    project_task_id: Type.String({ minLength: 1 }),
     title: Type.Optional(taskFields.title),
     description: Type.Optional(Nullable(taskFields.description)),
-    status: Type.Optional(taskStatus),
-    priority: Type.Optional(priority),
+    status: Type.Optional(taskStatus()),
+    priority: Type.Optional(priority()),
     estimate: Type.Optional(Nullable(taskFields.estimate)),
     labels: Type.Optional(taskFields.labels),
     assignee_id: Type.Optional(Nullable(taskFields.assignee_id)),

@@ -35,9 +35,7 @@ export function workspaceSummaryOperation(sections: SummarySection[]): Operation
     kind: 'read',
     summary: 'Summarize the workspace',
     description:
-      'Start here to orient yourself: returns the workspace (id, name, enabled modules) and, for every ' +
-      'enabled module this credential may read, its key counts (contacts, companies, tasks by status, ' +
-      'activities ...). Sections the credential cannot read are left out. Needs any one of its scopes.',
+      'Start here: the workspace (id, name, enabled modules) and key counts (contacts, tasks by status ...) of each enabled module this credential may read. Needs any one of its scopes.',
     input: Strict({}),
     rest: { method: 'GET', path: '/v1/workspace' },
     responseKey: 'workspace',
