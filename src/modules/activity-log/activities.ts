@@ -31,7 +31,7 @@ export const logActivity = defineOperation({
   creates: 'activity',
   summary: 'Log an activity',
   description:
-    "Logs something that happened (a note, call, email, meeting, or an agent's own action: type agent_action) in the activity log, optionally about an existing contact, company, deal, task or support ticket. Agents should log what they did. Emits activity.logged.",
+    "Logs what happened (a note, call, email, meeting, or an agent's own action: type agent_action; agents should log what they did), optionally about an existing contact, company, deal, task or support ticket. Emits activity.logged.",
   input: Strict({
     type: activityType,
     summary: Type.String({ minLength: 1, maxLength: 1000 }),

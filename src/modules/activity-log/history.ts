@@ -13,7 +13,7 @@ export const getRecordHistory = defineOperation({
   kind: 'read',
   summary: "Read a record's audit history",
   description:
-    "Returns a record's audit trail, newest first: actor, credential, action, changed field names (not values), surface, time and request_id. It outlives the record, so archived records still read. No lookup is made: an empty list means nothing was recorded for that target_type and target_id.",
+    "Returns a record's audit trail, newest first: actor, credential, action, changed field names (not values), surface, time, request_id. It outlives the record. No lookup is made: an empty list means nothing was recorded for that target_type and target_id.",
   input: Strict({
     target_type: Type.String({
       minLength: 1,

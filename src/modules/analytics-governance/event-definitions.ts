@@ -44,7 +44,7 @@ export const defineEvent = defineOperation({
   creates: 'analytics_event',
   summary: 'Define an application event',
   description:
-    'Defines or redefines (by app and name) an application event: its description, properties (names of defined properties, each required or optional) and status. Tracking plans include events by name; validate_event checks events against them. Answers 201 when created, 200 when changed. Emits analytics_event.defined.',
+    'Defines or redefines (by app and name) an application event: description, properties (defined property names, each required or not) and status. Tracking plans list events by name; validate_event checks events against them. Answers 201 when created, 200 when changed. Emits analytics_event.defined.',
   input: Strict({
     app,
     name: Type.String({

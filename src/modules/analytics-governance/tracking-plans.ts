@@ -34,9 +34,9 @@ export const planRecord = defineRecordType({
 });
 
 const planId = Type.String({ minLength: 1 });
-const status = Enum(['draft', 'active'] as const, {
-  description: 'Default draft. One active plan per app; validate_event applies it.',
-});
+const status = (description?: string) =>
+  Enum(['draft', 'active'] as const, description ? { description } : {});
+const oneActive = 'One active plan per app; validate_event applies it.';
 const events = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 1000,
   uniqueItems: true,
@@ -83,7 +83,7 @@ export const createTrackingPlan = defineOperation({
     app,
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     events: Type.Optional(events),
-    status: Type.Optional(status),
+    status: Type.Optional(status(`Default draft. ${oneActive}`)),
   }),
   rest: { method: 'POST', path: '/v1/analytics/tracking-plans' },
   responseKey: 'tracking_plan',
@@ -123,7 +123,7 @@ export const listTrackingPlans = defineOperation({
   summary: 'List tracking plans',
   description:
     'Lists tracking plans, newest first; archived ones are left out (get_record_history still reads them).',
-  input: Strict({ app: Type.Optional(app), status: Type.Optional(status), ...pageInput }),
+  input: Strict({ app: Type.Optional(app), status: Type.Optional(status()), ...pageInput }),
   rest: { method: 'GET', path: '/v1/analytics/tracking-plans' },
   responseKey: 'tracking_plans',
   handler: async (ctx, input) => {
@@ -145,7 +145,7 @@ export const updateTrackingPlan = defineOperation({
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
     events: Type.Optional(events),
-    status: Type.Optional(status),
+    status: Type.Optional(status(oneActive)),
   }),
   rest: { method: 'PATCH', path: '/v1/analytics/tracking-plans/{tracking_plan_id}' },
   responseKey: 'tracking_plan',
@@ -179,7 +179,7 @@ export const archiveTrackingPlan = defineOperation({
   kind: 'archive',
   summary: 'Archive a tracking plan',
   description:
-    'Archives a tracking plan: hidden from lists and lookups and no longer applied by validate_event; its history stays readable. Archiving again returns it unchanged. Emits analytics_tracking_plan.archived.',
+    'Archives a tracking plan: hidden from lists and lookups, no longer applied by validate_event, history kept. Archiving again returns it unchanged. Emits analytics_tracking_plan.archived.',
   input: Strict({ tracking_plan_id: planId }),
   rest: { method: 'DELETE', path: '/v1/analytics/tracking-plans/{tracking_plan_id}' },
   responseKey: 'tracking_plan',

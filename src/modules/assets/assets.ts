@@ -81,7 +81,7 @@ export const createAssetUploadIntent = defineOperation({
   creates: 'asset',
   summary: 'Start an asset upload',
   description:
-    'Registers a file and returns a pending asset with upload {url, method PUT, headers, expires_at}: PUT the raw bytes there (no Authorization header; valid one hour; at most size_bytes, which the service caps), then call complete_asset_upload within 24 hours. The asset_bytes entitlement caps ready plus pending bytes (billing_limit_exceeded). related_resource_type with related_resource_id links an existing record. A retry returns a fresh upload URL. Emits asset.created.',
+    'Registers a file and returns a pending asset with upload {url, method PUT, headers, expires_at}: PUT the raw bytes there (no Authorization header; valid one hour; at most size_bytes, which the service caps), then call complete_asset_upload within 24 hours. The asset_bytes entitlement caps ready plus pending bytes (billing_limit_exceeded). A related record must exist. A retry returns a fresh upload URL. Emits asset.created.',
   input: Strict({
     asset_type: assetType,
     file_name: Type.String({
@@ -171,7 +171,7 @@ export const completeAssetUpload = defineOperation({
   kind: 'action',
   summary: 'Complete an asset upload',
   description:
-    'Verifies the uploaded bytes (size equals size_bytes; SHA-256 matches checksum_sha256 if given) and makes the asset ready with final content (a later PUT is conflict). On a mismatch, validation_failed says why, the bytes are discarded and the asset stays pending (upload again). A ready asset is returned unchanged; an intent older than 24 hours is expired (conflict). Emits asset.ready.',
+    'Checks the uploaded bytes (size equals size_bytes; SHA-256 matches checksum_sha256 if given) and makes the asset ready with final content (a later PUT is conflict). On a mismatch, validation_failed says why, the bytes are discarded and the asset stays pending (upload again). A ready asset is returned unchanged; 24 hours after the intent it is expired (conflict: make a new intent). Emits asset.ready.',
   input: Strict({ asset_id: assetId }),
   rest: { method: 'POST', path: '/v1/assets/{asset_id}/complete' },
   responseKey: 'asset',
@@ -211,7 +211,7 @@ export const searchAssetsOperation = defineOperation({
   kind: 'read',
   summary: 'Search assets',
   description:
-    "Lists assets that are not archived, newest first; query matches the file name; mime_type is exact or a family (image/*). get_asset_download_url serves a file's bytes.",
+    'Lists unarchived assets, newest first; query matches the file name; mime_type is exact or a family (image/*). get_asset_download_url serves the bytes.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     asset_type: Type.Optional(assetType),

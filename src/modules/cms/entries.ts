@@ -77,7 +77,7 @@ export const createEntry = defineOperation({
   creates: 'cms_entry',
   summary: 'Create a CMS entry',
   description:
-    "Creates an entry in a collection. fields must match the collection's definitions (list_cms_collections): a missing required field, unknown key or wrong type is validation_failed naming e.g. fields.price; reference and asset values must exist. slug defaults to one derived from the title (made unique with -2, -3 ...). status defaults to draft; published sets published_at. Emits entry.created.",
+    'Creates an entry in a collection. fields must match its definitions (list_cms_collections), else validation_failed names the field (e.g. fields.price); referenced entries and assets must exist. slug defaults to the title slugified (made unique with -2, -3 ...). status defaults to draft; published sets published_at. Emits entry.created.',
   input: Strict({
     collection_id: Type.String({ minLength: 1 }),
     title: Type.String({ minLength: 1, maxLength: 500 }),

@@ -49,7 +49,7 @@ export const createMarketingCampaign = defineOperation({
   creates: 'marketing_campaign',
   summary: 'Create a marketing campaign',
   description:
-    'Creates a marketing campaign with a channel (default other), a status (default planned), an optional budget and a time window. Attach posts with create_marketing_post. Emits marketing_campaign.created.',
+    'Creates a marketing campaign with a channel (default other), status (default planned), optional budget and time window. Attach posts with create_marketing_post. Emits marketing_campaign.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),

@@ -16,7 +16,7 @@ export const centsInput = (minimum: number, description?: string) =>
 export const customFieldsInput = (description?: string) => FreeFields(description);
 
 /** custom_fields of an update: merged into the stored ones. */
-export const mergedFieldsInput = () => customFieldsInput('Merged key by key; null removes a key.');
+export const mergedFieldsInput = () => customFieldsInput('Merged; null removes a key.');
 
 export const idInput = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 255, ...(description ? { description } : {}) });

@@ -44,7 +44,7 @@ export const createDealStage = defineOperation({
   creates: 'deal_stage',
   summary: 'Create a custom deal stage',
   description:
-    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost); create_deal and update_deal then accept its key as stage_key. Without position it goes after the last stage of its kind. Emits deal_stage.created.',
+    'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost); its key then works as stage_key. Without position it goes after the last stage of its kind. Emits deal_stage.created.',
   input: Strict({
     key: Type.String({
       minLength: 1,
@@ -98,7 +98,7 @@ export const listDealStages = defineOperation({
   kind: 'read',
   summary: 'List deal stages',
   description:
-    "Lists the stages a deal can be in, by position: the built-in ones (built_in true) and the workspace's custom ones. A stage's key is the stage_key of create_deal and update_deal; query matches key and name.",
+    'Lists the stages a deal can be in, by position: built-in ones (built_in true) and custom ones; their key is the stage_key of create_deal and update_deal. query matches key and name.',
   input: Strict({
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,

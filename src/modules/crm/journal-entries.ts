@@ -37,13 +37,13 @@ export const journalEntryRecord = defineRecordType({
 const entryStatus = Enum(['draft', 'posted'] as const);
 const line = Strict({
   account_id: idInput(),
-  debit_cents: Type.Optional(centsInput(0, 'Exactly one of debit_cents, credit_cents is above 0.')),
-  credit_cents: Type.Optional(centsInput(0, 'Exactly one of debit_cents, credit_cents is above 0.')),
+  debit_cents: Type.Optional(centsInput(0)),
+  credit_cents: Type.Optional(centsInput(0)),
 });
 const linesInput = Type.Array(line, {
   minItems: 2,
   maxItems: 500,
-  description: 'Total debits must equal total credits.',
+  description: 'Each line has one of debit_cents, credit_cents above 0; debits must equal credits.',
 });
 
 type LineInput = { account_id: string; debit_cents?: number; credit_cents?: number };

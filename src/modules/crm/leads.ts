@@ -48,7 +48,7 @@ export const createLead = defineOperation({
     ),
     title: Type.Optional(Type.String({ maxLength: 500, description: 'Job title.' })),
     source: Type.Optional(sourceInput),
-    score: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Higher is hotter.' })),
+    score: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     custom_fields: Type.Optional(customFieldsInput()),
   }),
   rest: { method: 'POST', path: '/v1/leads' },

@@ -205,7 +205,7 @@ export const archiveNote = defineOperation({
   kind: 'archive',
   summary: 'Archive a note',
   description:
-    'Archives a note: hidden from every read but kept with its history (get_record_history, target_type note); an operator can restore it. Archiving it again returns it unchanged. Emits note.archived.',
+    'Archives a note: hidden from every read, history kept (get_record_history, target_type note); an operator can restore it. Archiving again returns it unchanged. Emits note.archived.',
   input: Strict({ note_id: idInput() }),
   rest: { method: 'DELETE', path: '/v1/notes/{note_id}' },
   responseKey: 'note',

@@ -28,7 +28,7 @@ export const listDeliveries = defineOperation({
   kind: 'read',
   summary: 'List the deliveries of a webhook endpoint',
   description:
-    "Lists an endpoint's deliveries, newest first, each with its attempts (time, status code, duration, error, response excerpt, next attempt). Use it to debug a receiver.",
+    "Lists an endpoint's deliveries, newest first, with their attempts (time, status code, duration, error, response excerpt, next attempt), to debug a receiver.",
   input: Strict({
     webhook_id: webhookId,
     status: Type.Optional(Enum(['pending', 'succeeded', 'failed', 'canceled'] as const)),

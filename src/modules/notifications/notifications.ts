@@ -43,7 +43,7 @@ export const createNotification = defineOperation({
   creates: 'notification',
   summary: 'Create a notification',
   description:
-    "Creates a notification for one recipient about an existing record (source_type, source_id) on the channels given (default all). The recipient's preferences apply: disabled channels are skipped; with none left it is stored suppressed. Each web_push and webhook subscription of the recipient gets a delivery. Emits notification.created.",
+    'Notifies one recipient about an existing record (source_type, source_id) on the channels given (default all). Preferences apply: disabled channels are skipped; with none left it is stored suppressed. Each web_push and webhook subscription of the recipient gets a delivery. Emits notification.created.',
   input: Strict({
     recipient_id: recipientId,
     title: Type.String({ minLength: 1, maxLength: 500 }),

@@ -65,7 +65,7 @@ export const listSubscriptions = defineOperation({
   kind: 'read',
   summary: 'List notification subscriptions',
   description:
-    'Lists delivery subscriptions, newest first (a push endpoint that answered 404 or 410 is disabled). The body carries vapid_public_key, the applicationServerKey browsers subscribe to web push with.',
+    'Lists delivery subscriptions, newest first (a push endpoint that answered 404 or 410 is disabled), with vapid_public_key, the applicationServerKey browsers subscribe to web push with.',
   input: Strict({
     recipient_id: Type.Optional(recipientId),
     channel: Type.Optional(subscriptionChannel),
@@ -100,7 +100,7 @@ export const createSubscription = defineOperation({
   creates: 'notification_subscription',
   summary: 'Create a notification subscription',
   description:
-    "Routes a recipient's notifications to a browser (web_push: the PushSubscription endpoint and keys) or a URL (webhook: signed POSTs like webhook endpoints; the response carries the signing secret once). Endpoints must be public http(s); one subscription per channel and endpoint. Emits notification_subscription.created.",
+    "Routes a recipient's notifications to a browser (web_push: the PushSubscription endpoint and keys) or a URL (webhook: signed POSTs; the response carries the secret once). Endpoints must be public http(s); one per channel and endpoint. Emits notification_subscription.created.",
   input: Strict({
     recipient_id: recipientId,
     channel: subscriptionChannel,

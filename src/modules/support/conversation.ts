@@ -72,7 +72,7 @@ export const addSupportTicketMessage = defineOperation({
   creates: 'support_ticket_message',
   summary: 'Add a message to a ticket',
   description:
-    'Adds a message with the requester: outbound is a reply (the first sets first_responded_at, meeting or breaching the first-response SLA); inbound after a reply starts the next-response clock. Outbound moves a new ticket to open; inbound reopens a pending or solved one. Closed tickets take none; internal notes go to add_support_ticket_comment. Emits ticket.message_added, plus ticket.status_changed when the status moved.',
+    'Adds a message with the requester: outbound is a reply (the first sets first_responded_at against the first-response SLA); inbound after a reply starts the next-response clock. Outbound moves a new ticket to open; inbound reopens a pending or solved one. Not on closed tickets; internal notes: add_support_ticket_comment. Emits ticket.message_added, plus ticket.status_changed when the status moved.',
   input: Strict({
     ticket_id: ticketId,
     direction,

@@ -62,7 +62,7 @@ export const createSupportTicket = defineOperation({
   creates: 'support_ticket',
   summary: 'Create a support ticket',
   description:
-    "Opens a ticket in an active queue for a requester: an existing contact, or an email (and name). priority and assignee_id default to the queue's, channel to api on REST and mcp on MCP; SLA due times come from the queue's targets. Add the conversation with add_support_ticket_message. Emits ticket.created.",
+    "Opens a ticket in an active queue for a requester (an existing contact, or an email and name). priority and assignee_id default to the queue's, channel to api on REST and mcp on MCP; SLA due times come from the queue's targets. Emits ticket.created.",
   input: Strict({
     queue_id: queueId,
     subject: Type.String({ minLength: 1, maxLength: 500 }),
@@ -145,7 +145,7 @@ export const listSupportTickets = defineOperation({
   kind: 'read',
   summary: 'List support tickets',
   description:
-    'Lists tickets, newest first, each with its sla block; query matches subject and description. sla_breached true keeps tickets with a first-response, next-response or resolution clock breached now.',
+    'Lists tickets, newest first, each with its sla block; query matches subject and description. sla_breached true: a first-response, next-response or resolution clock is breached now.',
   input: Strict({
     queue_id: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(ticketStatus),
@@ -237,7 +237,7 @@ export const updateSupportTicket = defineOperation({
     assignee_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
     queue_id: Type.Optional(queueId),
     tags: Type.Optional(tags),
-    custom_fields: Type.Optional(FreeFields('Merged key by key; null removes a key.')),
+    custom_fields: Type.Optional(FreeFields('Merged; null removes a key.')),
   }),
   rest: { method: 'PATCH', path: '/v1/support/tickets/{ticket_id}' },
   responseKey: 'ticket',

@@ -34,7 +34,7 @@ export const createTask = defineOperation({
   creates: 'task',
   summary: 'Create a task',
   description:
-    'Creates an open task, optionally assigned (a user or agent ID) and linked to an existing contact, company, deal or support ticket (related_resource_type with related_resource_id). Emits task.created.',
+    'Creates an open task, optionally assigned (a user or agent ID) and linked to an existing contact, company, deal or support ticket. Emits task.created.',
   input: Strict({
     title: Type.String({ minLength: 1, maxLength: 500 }),
     description: Type.Optional(Type.String({ maxLength: 20_000 })),
