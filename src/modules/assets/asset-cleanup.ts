@@ -3,7 +3,8 @@
 // and expired assets. A periodic task enqueues one keyed job per interval: one node of a deployment runs it.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import type { JobDefinition, JobEnv, JobQueue, PeriodicTask } from '../../jobs/types.ts';
+import { everyInterval } from '../../jobs/interval-task.ts';
+import type { JobDefinition, JobEnv } from '../../jobs/types.ts';
 import { assetsWithContentToDelete, findAsset, markContentDeleted } from './asset-store.ts';
 import { storageFor } from './storage/configured.ts';
 import { stagingKey, windowStart } from './upload-lifecycle.ts';
@@ -67,15 +68,8 @@ export const assetCleanupJob: JobDefinition<Record<string, never>> = {
   },
 };
 
-/** The interval each worker last enqueued the job for: one enqueue per interval and node, deduplicated by key. */
-const lastEnqueued = new WeakMap<JobQueue, number>();
-
-export const assetCleanupSweep: PeriodicTask = {
-  name: 'assets.cleanup-sweep',
-  run: async (env) => {
-    const interval = Math.floor(env.clock.now().getTime() / CLEANUP_EVERY_MS);
-    if (lastEnqueued.get(env.queue) === interval) return;
-    await env.queue.enqueue(assetCleanupJob.name, {}, { key: `assets.cleanup:${interval}` });
-    lastEnqueued.set(env.queue, interval);
-  },
-};
+export const assetCleanupSweep = everyInterval(
+  'assets.cleanup-sweep',
+  assetCleanupJob.name,
+  CLEANUP_EVERY_MS,
+);

@@ -64,11 +64,13 @@ export interface AppEventActorsTable {
   actor: string;
 }
 
-/** Workspace settings of API-key ingest; retention_days is set by the operator (null: the default). */
+/**
+ * Workspace settings of API-key ingest. Retention is the operator's: the workspace entitlement
+ * app_event_retention_days, else WOS_APP_EVENT_RETENTION_DAYS.
+ */
 export interface AppEventSettingsTable {
   workspace_id: string;
   validation_mode: ValidationMode;
-  retention_days: number | null;
   updated_at: string;
 }
 

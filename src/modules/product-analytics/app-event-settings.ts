@@ -13,7 +13,10 @@ const SettingsBody = Type.Object(
     settings: Type.Object(
       {
         validation_mode: ValidationModeSchema,
-        retention_days: Type.Integer({ description: 'Days raw events are kept (set by the operator).' }),
+        retention_days: Type.Integer({
+          description:
+            'Days raw events are kept: the operator sets it per workspace (entitlement app_event_retention_days).',
+        }),
       },
       { additionalProperties: false },
     ),

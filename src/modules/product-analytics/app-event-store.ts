@@ -101,19 +101,26 @@ export async function countSiteEvents(
 
 export interface IngestSettings {
   validationMode: ValidationMode;
+  /** The operator's entitlement app_event_retention_days, when set. */
   retentionDays: number | null;
+}
+
+/** The entitlement that overrides WOS_APP_EVENT_RETENTION_DAYS for one workspace (set by the operator). */
+export const RETENTION_ENTITLEMENT = 'app_event_retention_days';
+
+export function retentionOf(entitlements: string): number | null {
+  const days = (JSON.parse(entitlements) as Record<string, number | null>)[RETENTION_ENTITLEMENT];
+  return typeof days === 'number' && days > 0 ? days : null;
 }
 
 export async function ingestSettings(db: Kysely<DB>, workspaceId: string): Promise<IngestSettings> {
   const row = await db
-    .selectFrom('app_event_settings')
-    .select(['validation_mode', 'retention_days'])
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-  return {
-    validationMode: row?.validation_mode ?? 'off',
-    retentionDays: row?.retention_days == null ? null : Number(row.retention_days),
-  };
+    .selectFrom('workspaces as w')
+    .leftJoin('app_event_settings as s', 's.workspace_id', 'w.id')
+    .select(['s.validation_mode', 'w.entitlements'])
+    .where('w.id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return { validationMode: row.validation_mode ?? 'off', retentionDays: retentionOf(row.entitlements) };
 }
 
 /** Sets the workspace's ingest validation mode (the row is created on first use). */
@@ -125,7 +132,85 @@ export async function saveValidationMode(
 ): Promise<void> {
   await db
     .insertInto('app_event_settings')
-    .values({ workspace_id: workspaceId, validation_mode: mode, retention_days: null, updated_at: now })
+    .values({ workspace_id: workspaceId, validation_mode: mode, updated_at: now })
     .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ validation_mode: mode, updated_at: now }))
+    .execute();
+}
+
+/** System sweep: every live workspace with its entitlements (retention overrides), for the retention job. */
+export async function workspacesForRetention(
+  db: Kysely<DB>,
+  _system: { system: true },
+): Promise<{ id: string; entitlements: string }[]> {
+  return db.selectFrom('workspaces').select(['id', 'entitlements']).where('deleted_at', 'is', null).execute();
+}
+
+/**
+ * Deletes up to `limit` rows of one workspace older than cutoff from a table keyed by workspace first,
+ * returning how many went: the retention job repeats it while full batches come back.
+ */
+export async function deleteOlderThan(
+  db: Kysely<DB>,
+  workspaceId: string,
+  table: 'app_events' | 'app_event_ids',
+  cutoff: string,
+  limit: number,
+): Promise<number> {
+  const key = table === 'app_events' ? 'id' : 'event_id';
+  const result = await db
+    .deleteFrom(table)
+    .where('workspace_id', '=', workspaceId)
+    .where(key, 'in', (eb) =>
+      eb
+        .selectFrom(table)
+        .select(key)
+        .where('workspace_id', '=', workspaceId)
+        .where('occurred_at', '<', cutoff)
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Deletes the rollup or actor rows of one workspace's oldest hour (or day) before cutoff, returning how many
+ * went (0: nothing is older): the retention job repeats it, one bucket per statement.
+ */
+export async function deleteOldestBucket(
+  db: Kysely<DB>,
+  workspaceId: string,
+  table: 'app_event_rollups' | 'app_event_actors',
+  cutoff: string,
+): Promise<number> {
+  const column = table === 'app_event_rollups' ? 'hour' : 'day';
+  const oldest = await db
+    .selectFrom(table)
+    .select(column)
+    .where('workspace_id', '=', workspaceId)
+    .where(column, '<', cutoff)
+    .orderBy(column)
+    .limit(1)
+    .executeTakeFirst();
+  if (!oldest) return 0;
+  const bucket = (oldest as Record<string, string>)[column]!;
+  const result = await db
+    .deleteFrom(table)
+    .where('workspace_id', '=', workspaceId)
+    .where(column, '=', bucket)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** System sweep: site counter buckets older than a day (the limits read only the current ones). */
+export async function deleteOldSiteCounters(db: Kysely<DB>, now: Date, _system: { system: true }) {
+  const dayAgo = new Date(now.getTime() - 86_400_000).toISOString();
+  await db
+    .deleteFrom('analytics_site_counters')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('bucket', '>=', 'minute:'), eb('bucket', '<', `minute:${dayAgo.slice(0, 16)}`)]),
+        eb.and([eb('bucket', '>=', 'day:'), eb('bucket', '<', `day:${dayAgo.slice(0, 10)}`)]),
+      ]),
+    )
     .execute();
 }

@@ -1,6 +1,7 @@
 import type { ModuleDefinition } from '../../core/module.ts';
 import { AnalyticsSiteSchema } from './analytics-schemas.ts';
 import type { ProductAnalyticsTables } from './analytics-tables.ts';
+import { appEventRetentionJob, appEventRetentionSweep } from './app-event-retention.ts';
 import { getAppEventSettings, updateAppEventSettings } from './app-event-settings.ts';
 import { ingestAppEvents } from './ingest.ts';
 import * as productAnalytics from './migrations/0011-product-analytics.ts';
@@ -22,6 +23,8 @@ export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAn
     ...objectAnalyticsOperations,
   ],
   recordTypes: [...siteRecordTypes],
+  jobs: [appEventRetentionJob],
+  periodicTasks: [appEventRetentionSweep],
   events: [
     {
       name: 'analytics_site.created',

@@ -116,7 +116,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('app_event_settings')
     .addColumn('workspace_id', 'text', (c) => c.notNull().primaryKey())
     .addColumn('validation_mode', 'text', (c) => c.notNull())
-    .addColumn('retention_days', 'integer')
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
 
