@@ -199,6 +199,29 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     );
     return allow.length ? fail('method_not_allowed', { allow }) : fail('route_not_found');
   };
+  // WOS_CORS_ORIGINS: browsers at these origins may call /v1 (the ingest route grants its sites' origins
+  // itself). Without it no route but ingest sends CORS headers.
+  if (config.corsOrigins.length) {
+    app.addHook('onRequest', async (request, reply) => {
+      const origin = request.headers.origin;
+      if (!origin || !config.corsOrigins.includes(origin) || !request.url.startsWith('/v1/')) return;
+      reply.headers({
+        'access-control-allow-origin': origin,
+        vary: 'Origin',
+        'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
+      });
+      if (request.method !== 'OPTIONS' || !request.is404) return;
+      return reply
+        .code(204)
+        .headers({
+          'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE',
+          'access-control-allow-headers':
+            'authorization, content-type, x-wos-workspace-id, x-service-workspace-id',
+          'access-control-max-age': '600',
+        })
+        .send();
+    });
+  }
   // Answered before the body is read: Fastify would judge the body of a method it knows first (a QUERY
   // without Content-Type is its own 400, an unknown media type 415), then call the not-found handler.
   app.addHook('onRequest', async (request) => {
