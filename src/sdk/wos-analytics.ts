@@ -5,6 +5,17 @@
 // every event carries an event_id made here and kept across retries and reloads, and the service stores a
 // re-sent event_id once, so resending is always safe and losing an event is what the code avoids.
 
+import {
+  anonymousId,
+  load,
+  QUEUE_KEY,
+  save,
+  sessionId,
+  storedEvents,
+  USER_KEY,
+  uuid,
+} from './browser-storage.ts';
+
 export interface InitOptions {
   /** Base URL of the service, e.g. https://wos.example.com. */
   endpoint: string;
@@ -37,16 +48,11 @@ const BATCH_SIZE = 20;
 const BATCH_MS = 2000;
 /** Unsent events kept (memory and localStorage); the oldest are dropped beyond it. */
 const MAX_QUEUE = 1000;
-const SESSION_IDLE_MS = 30 * 60 * 1000;
 const MAX_BACKOFF_MS = 60_000;
 /** Browsers cap keepalive fetch and sendBeacon bodies at 64 KiB in flight; stay under it. */
 const KEEPALIVE_BYTES = 60_000;
 /** The ingest schema's limit on context strings. */
 const MAX_CONTEXT = 2000;
-const QUEUE_KEY = 'wos_queue';
-const ANON_KEY = 'wos_anon';
-const SESSION_KEY = 'wos_session';
-const USER_KEY = 'wos_user';
 
 let config: InitOptions | undefined;
 let queue: WireEvent[] = [];
@@ -56,55 +62,11 @@ let retryAt = 0;
 let persisting = false;
 let attempts = 0;
 const warned: Record<string, 1> = {};
-/** Used when localStorage is unavailable (private modes, disabled storage) or full. */
-const memory: Record<string, string> = {};
 
 function warn(kind: string, message: string): void {
   if (warned[kind]) return;
   warned[kind] = 1;
   console.warn('[wos] ' + message);
-}
-
-function load(key: string): string | null {
-  try {
-    const value = localStorage.getItem(key);
-    if (value !== null) return value;
-  } catch {}
-  return key in memory ? memory[key] : null;
-}
-
-function save(key: string, value: string): boolean {
-  memory[key] = value;
-  try {
-    localStorage.setItem(key, value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function uuid(): string {
-  const c = globalThis.crypto;
-  // randomUUID exists only in secure contexts (https, localhost); getRandomValues everywhere.
-  if (c?.randomUUID) return c.randomUUID();
-  const b = new Uint8Array(16);
-  if (c?.getRandomValues) c.getRandomValues(b);
-  else for (let i = 0; i < 16; i++) b[i] = (Math.random() * 256) | 0;
-  b[6] = (b[6] & 15) | 64;
-  b[8] = (b[8] & 63) | 128;
-  let hex = '';
-  for (let i = 0; i < 16; i++)
-    hex += (i === 4 || i === 6 || i === 8 || i === 10 ? '-' : '') + (b[i] | 256).toString(16).slice(1);
-  return hex;
-}
-
-function stored(): WireEvent[] {
-  try {
-    const list = JSON.parse(load(QUEUE_KEY) || '[]');
-    return Array.isArray(list) ? list.filter((e) => e && typeof e.event_id === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 /**
@@ -114,7 +76,7 @@ function stored(): WireEvent[] {
 function persist(done?: Record<string, 1>): void {
   const mine: Record<string, 1> = {};
   for (const e of queue) mine[e.event_id] = 1;
-  let list = stored()
+  let list = storedEvents<WireEvent>()
     .filter((e) => !mine[e.event_id] && !done?.[e.event_id])
     .concat(queue)
     .slice(-MAX_QUEUE);
@@ -144,22 +106,6 @@ function remove(events: WireEvent[]): void {
 
 function url(c: InitOptions): string {
   return c.endpoint.replace(/\/+$/, '') + '/v1/insights/app-events?site_key=' + encodeURIComponent(c.siteKey);
-}
-
-function sessionId(now: number): string {
-  let session: { id?: string; t?: number } | null = null;
-  try {
-    session = JSON.parse(load(SESSION_KEY) || 'null');
-  } catch {}
-  const id = session?.id && now - (session.t || 0) <= SESSION_IDLE_MS ? session.id : uuid();
-  save(SESSION_KEY, JSON.stringify({ id, t: now }));
-  return id;
-}
-
-function anonymousId(): string {
-  const id = load(ANON_KEY) || uuid();
-  save(ANON_KEY, id);
-  return id;
 }
 
 function schedule(ms: number): void {
@@ -277,7 +223,7 @@ export function init(options: InitOptions): void {
   // Events an earlier page (or another tab) could not send, with their original event_id and occurred_at.
   const have: Record<string, 1> = {};
   for (const e of queue) have[e.event_id] = 1;
-  queue = stored()
+  queue = storedEvents<WireEvent>()
     .filter((e) => !have[e.event_id])
     .concat(queue)
     .slice(-MAX_QUEUE);
