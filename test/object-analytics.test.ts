@@ -1,14 +1,34 @@
 // Object Analytics reads: the grouped view (filters, windows, sorts, cursors), the timeseries (zero-fill,
 // local days across DST) and one object's drill-down, per workspace, on REST and MCP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ev, type Sent, seedAppEvents } from './helpers/app-event-seed.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 let h: Harness;
 let a: TestWorkspace;
 let b: TestWorkspace;
 
-const seed = (workspaceId: string, events: Sent[]) => seedAppEvents(h.db, workspaceId, events);
+interface Sent {
+  app: string;
+  event_name: string;
+  object_type: string;
+  object_id: string;
+  occurred_at: string;
+  properties?: Record<string, unknown>;
+  user_id?: string;
+  anonymous_id?: string;
+}
+
+/** An event of `app:object_type:object_id`. */
+const ev = (object: string, event_name: string, occurred_at: string, extra: Partial<Sent> = {}): Sent => {
+  const [app, object_type, object_id] = object.split(':') as [string, string, string];
+  return { app, object_type, object_id, event_name, occurred_at, ...extra };
+};
+
+/** Sends the events through ingest, as a server-side sender would (an API key with analytics:write). */
+async function seed(ws: TestWorkspace, events: Sent[]): Promise<void> {
+  const res = await h.request('POST', '/v1/insights/app-events', { token: ws.apiKey, body: { events } });
+  expect([res.status, res.body.accepted, res.body.rejected], res.text).toEqual([202, events.length, []]);
+}
 const get = (ws: TestWorkspace, url: string) => h.request('GET', url, { token: ws.apiKey });
 const fields = (res: { body: any }) => res.body.error?.field_errors?.map((e: any) => e.field);
 const keys = (objects: any[]) => objects.map((o) => `${o.app}:${o.object_type}:${o.object_id}`);
@@ -19,7 +39,7 @@ beforeAll(async () => {
   h.clock.current = new Date('2026-11-21T12:30:00.000Z');
   a = await h.workspace('Analytics A');
   b = await h.workspace('Analytics B');
-  await seed(a.id, [
+  await seed(a, [
     ev('shop:order:ord_1', 'order.created', '2026-11-20T10:15:00Z', { user_id: 'u1' }),
     ev('shop:order:ord_1', 'order.paid', '2026-11-20T11:05:00Z', { user_id: 'u1' }),
     ev('shop:order:ord_1', 'order.paid', '2026-11-21T09:00:00Z', { user_id: 'u2' }),
@@ -33,7 +53,7 @@ beforeAll(async () => {
     ev('blog:post:p_old', 'post.read', '2026-11-05T07:00:00Z', { user_id: 'u9' }),
   ]);
   // The same object key in another workspace: never counted in A.
-  await seed(b.id, [
+  await seed(b, [
     ev('shop:order:ord_1', 'order.paid', '2026-11-21T10:00:00Z', { user_id: 'intruder' }),
     ev('shop:secret:s_1', 'secret.seen', '2026-11-21T10:00:00Z'),
   ]);
@@ -194,7 +214,7 @@ describe('query_object_analytics paging', () => {
       for (let n = 0; n < count; n++) events.push(ev(`app:thing:${id}`, 'thing.done', last));
       expected.push({ key: `app:thing:${id}`, events: count, last });
     }
-    await seed(ws.id, events);
+    await seed(ws, events);
   });
 
   async function pageThrough(query: string, limit: number) {
@@ -290,7 +310,7 @@ describe('get_app_event_timeseries', () => {
 
   it('starts day buckets at local midnight across a DST change', async () => {
     const ws = await h.workspace('Analytics DST');
-    await seed(ws.id, [
+    await seed(ws, [
       ev('web:page:home', 'page.viewed', '2026-11-01T03:30:00Z'), // Oct 31, 23:30 EDT
       ev('web:page:home', 'page.viewed', '2026-11-01T04:30:00Z'), // Nov 1, 00:30 EDT
       // Nov 1, 13:40 EST; in Kolkata Nov 2, 00:10, but its hour (18:00Z) starts on Nov 1 at 23:30.
@@ -389,7 +409,7 @@ describe('get_app_event_object', () => {
 
   it('keeps properties and odd object IDs', async () => {
     const ws = await h.workspace('Analytics odd IDs');
-    await seed(ws.id, [
+    await seed(ws, [
       ev('shop:order:a/b c', 'order.created', '2026-11-21T08:00:00Z', {
         properties: { total_cents: 4200, tags: ['x'] },
       }),
