@@ -208,6 +208,7 @@ describe('ingest with a site key', () => {
     });
     expect(json.status, json.text).toBe(202);
     expect(json.headers['access-control-allow-origin']).toBe(ORIGIN);
+    expect(json.headers['access-control-expose-headers']).toMatch(/retry-after/);
     const beacon = await h.request('POST', `${URL}?site_key=${site_key}`, {
       rawBody: JSON.stringify({ events: [event(2)] }),
       headers: { origin: ORIGIN, 'content-type': 'text/plain;charset=UTF-8' },

@@ -67,7 +67,12 @@ async function corsGrant(
   origin: string | undefined,
 ): Promise<Record<string, string>> {
   if (!key || !origin || !(await access.allowsOrigin(deps.database.db, key, origin, deps.clock.now()))) return {};
-  return { 'access-control-allow-origin': origin, vary: 'Origin' };
+  return {
+    'access-control-allow-origin': origin,
+    vary: 'Origin',
+    // The SDK backs off by Retry-After on a 429.
+    'access-control-expose-headers': 'retry-after, x-request-id',
+  };
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
