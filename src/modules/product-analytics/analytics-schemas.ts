@@ -83,8 +83,7 @@ export const IngestResultSchema = Type.Object(
 
 export const VALIDATION_MODES = ['off', 'warn', 'enforce'] as const;
 export const ValidationModeSchema = Enum(VALIDATION_MODES, {
-  description:
-    'Tracking-plan checks at ingest: off, warn (stored with its warnings) or enforce (failing events rejected).',
+  description: 'Tracking-plan check at ingest: warn stores events with their problems, enforce rejects them.',
 });
 
 export const AnalyticsSiteSchema = Resource('AnalyticsSite', {

@@ -32,7 +32,7 @@ const DEFAULTS = { events_per_minute: 6000, daily_quota: 1_000_000 } as const;
 
 const name = Type.String({ minLength: 1, maxLength: 200 });
 const status = Enum(['active', 'paused'] as const, {
-  description: "active (default) or paused: a paused site's key is refused with 403.",
+  description: "Default active; a paused site's key is refused (403).",
 });
 const fields = {
   allowed_origins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
@@ -40,24 +40,24 @@ const fields = {
     maxItems: 50,
     examples: [['https://shop.example.com', 'https://*.example.com']],
     description:
-      'Origins that may send events: scheme://host[:port] exactly, or https://*.example.com for any subdomain (not example.com itself).',
+      'scheme://host[:port] exactly, or https://*.example.com for its subdomains (not example.com).',
   }),
   allowed_apps: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
     maxItems: 100,
     uniqueItems: true,
     examples: [['shop']],
-    description: 'Apps the key may send events for; empty (default): any app.',
+    description: 'Apps the key may send; empty (default): any.',
   }),
   validation_mode: ValidationModeSchema,
   events_per_minute: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,
-    description: 'Events per minute the key may send, 1 to 1,000,000 (default 6,000); then 429.',
+    description: 'Default 6,000; beyond it 429.',
   }),
   daily_quota: Type.Integer({
     minimum: 1,
     maximum: 1_000_000_000,
-    description: 'Events per UTC day, 1 to 1,000,000,000 (default 1,000,000); then 429.',
+    description: 'Events per UTC day; default 1,000,000; beyond it 429.',
   }),
   status,
 };
