@@ -122,7 +122,8 @@ describe('operation registry', () => {
         ...(op.dryRun ? { dry_run: true } : {}),
         ...(op.extension ? { extension: true } : {}),
       });
-      expect(tool.annotations.readOnlyHint).toBe(op.kind === 'read');
+      expect(tool.annotations.readOnlyHint === true).toBe(op.kind === 'read');
+      expect(tool.annotations.openWorldHint).toBe(false);
       // outputSchema: the outline of the declared body (its keys, their types, which are required) or an
       // error result; the documented response example conforms to it.
       const [outline, errorBranch] = tool.outputSchema.anyOf;

@@ -32,7 +32,9 @@ describe('official MCP SDK client', () => {
     const { tools } = await client.listTools();
     const create = tools.find((t) => t.name === 'create_contact');
     expect(create?.inputSchema.properties).toHaveProperty('name');
-    expect(create?.annotations?.readOnlyHint).toBe(false);
+    // Omitted hints take the MCP defaults: not read-only; this one says a create destroys nothing.
+    expect(create?.annotations?.readOnlyHint).toBeUndefined();
+    expect(create?.annotations?.destructiveHint).toBe(false);
 
     const created = await client.callTool({
       name: 'create_contact',

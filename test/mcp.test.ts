@@ -129,11 +129,12 @@ describe('tools', () => {
     });
     expect(complete.description).toMatch(/^DEPRECATED: use update_task/);
     const listTasks = list.body.result.tools.find((t: any) => t.name === 'list_tasks');
-    expect(listTasks.annotations).toMatchObject({
-      readOnlyHint: true,
-      destructiveHint: false,
-      openWorldHint: false,
-    });
+    // Hints are sent where they differ from the MCP defaults (readOnly false, destructive true, ...).
+    expect(listTasks.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    const update = list.body.result.tools.find((t: any) => t.name === 'update_task');
+    expect(update.annotations).toEqual({ idempotentHint: true, openWorldHint: false });
+    const create = list.body.result.tools.find((t: any) => t.name === 'create_task');
+    expect(create.annotations).toEqual({ destructiveHint: false, openWorldHint: false });
     expect(listTasks.inputSchema.properties.limit).toMatchObject({
       type: 'integer',
       minimum: 1,

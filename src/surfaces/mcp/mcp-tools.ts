@@ -12,15 +12,27 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: {
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
-    openWorldHint: boolean;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint: false;
   };
   _meta: Record<string, unknown>;
 }
 
 const toolCache = new WeakMap<OperationDefinition, McpTool>();
+
+/**
+ * The tool's hints, only where they differ from the MCP defaults (readOnly false, destructive true,
+ * idempotent false, openWorld true): every tool acts on this workspace alone (openWorld false); a read is
+ * read-only (the other two hints then mean nothing); a create or action adds without destroying; updates
+ * and archives set an end state, so repeating one is harmless.
+ */
+function hints(op: OperationDefinition): McpTool['annotations'] {
+  if (op.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
+  if (op.kind === 'update' || op.kind === 'archive') return { idempotentHint: true, openWorldHint: false };
+  return { destructiveHint: false, openWorldHint: false };
+}
 
 /**
  * The MCP tool of an operation: its strict JSON Schema as inputSchema, its declared response as
@@ -38,13 +50,7 @@ export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
       description,
       inputSchema: toolInputSchema(op.input),
       outputSchema: toolOutputSchema(response),
-      // The tool's title is not repeated here; _meta carries only what differs from the defaults.
-      annotations: {
-        readOnlyHint: op.kind === 'read',
-        destructiveHint: op.kind === 'update' || op.kind === 'archive',
-        idempotentHint: op.kind === 'read' || op.kind === 'update' || op.kind === 'archive',
-        openWorldHint: false,
-      },
+      annotations: hints(op),
       _meta: {
         module: op.module,
         scopes: op.scopes,
