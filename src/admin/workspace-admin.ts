@@ -2,7 +2,7 @@
 // These are installation-wide, system-level actions: each says which workspace it acts on.
 import type { Kysely } from 'kysely';
 import { auditRow, insertAuditEvents } from '../core/audit.ts';
-import { type McpAuthMethod, toWorkspace, type Workspace } from '../core/auth.ts';
+import { loadWorkspace, type McpAuthMethod, toWorkspace, type Workspace } from '../core/auth.ts';
 import { seedMonthCounter } from '../core/billing.ts';
 import { MODULES } from '../core/catalogue.ts';
 import type { Clock } from '../core/clock.ts';
@@ -110,15 +110,8 @@ export async function createWorkspace(call: OperatorCall, input: { name: string;
   return getWorkspace(call.db, id);
 }
 
-export async function findWorkspace(db: Kysely<DB>, workspaceId: string): Promise<Workspace | undefined> {
-  const row = await db
-    .selectFrom('workspaces')
-    .selectAll()
-    .where('id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row ? toWorkspace(row) : undefined;
-}
+/** A live workspace (the same lookup site keys use). */
+export const findWorkspace = loadWorkspace;
 
 export async function getWorkspace(db: Kysely<DB>, workspaceId: string) {
   const workspace = await findWorkspace(db, workspaceId);
