@@ -53,6 +53,33 @@ export interface AppEventRollupsTable {
   last_seen: string;
 }
 
+/**
+ * Object Analytics snapshot (object-window-store.ts): one object's events and last_seen over the rollup hours
+ * [as_of_hour - window, as_of_hour) of a relative window (7d, 30d, 90d). Rebuilt hourly; reads add the hours
+ * since as_of_hour and drop those that left the window, so answers stay exact.
+ */
+export interface AppEventObjectWindowsTable {
+  workspace_id: string;
+  window_name: '7d' | '30d' | '90d';
+  as_of_hour: string;
+  app: string;
+  object_type: string;
+  object_id: string;
+  events: number;
+  last_seen: string;
+}
+
+/** An (object, hour) rollup group that ingest changed later than the hour after it (a late event). */
+export interface AppEventLateRollupsTable {
+  workspace_id: string;
+  /** Start of the UTC hour the change was received in. */
+  received_hour: string;
+  app: string;
+  object_type: string;
+  object_id: string;
+  hour: string;
+}
+
 /** Distinct actors (user_id, else anonymous_id) of an object per UTC day: exact unique counts. */
 export interface AppEventActorsTable {
   workspace_id: string;
@@ -118,6 +145,8 @@ export interface ProductAnalyticsTables {
   app_event_ids: AppEventIdsTable;
   app_event_rollups: AppEventRollupsTable;
   app_event_actors: AppEventActorsTable;
+  app_event_object_windows: AppEventObjectWindowsTable;
+  app_event_late_rollups: AppEventLateRollupsTable;
   app_event_settings: AppEventSettingsTable;
   analytics_sites: AnalyticsSitesTable;
   analytics_site_keys: AnalyticsSiteKeysTable;

@@ -12,7 +12,7 @@ import {
 } from '../calendar/zoned-time.ts';
 
 export const HOUR = 3_600_000;
-const HOURS_OF = { '1h': 1, '24h': 24, '7d': 168, '30d': 720, '90d': 2160 } as const;
+export const HOURS_OF = { '1h': 1, '24h': 24, '7d': 168, '30d': 720, '90d': 2160 } as const;
 export type WindowName = keyof typeof HOURS_OF;
 export const WINDOW_NAMES = Object.keys(HOURS_OF) as WindowName[];
 

@@ -6,6 +6,7 @@ import { getAppEventSettings, updateAppEventSettings } from './app-event-setting
 import { ingestAppEvents } from './ingest.ts';
 import * as productAnalytics from './migrations/0011-product-analytics.ts';
 import { objectAnalyticsOperations } from './object-analytics.ts';
+import { objectWindowsJob, objectWindowsSweep } from './object-window-job.ts';
 import { siteOperations, siteRecordTypes } from './sites.ts';
 
 // Product analytics and BI: application events (ingest, Object Analytics) and Analytics Sites. Ingest and
@@ -23,8 +24,8 @@ export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAn
     ...objectAnalyticsOperations,
   ],
   recordTypes: [...siteRecordTypes],
-  jobs: [appEventRetentionJob],
-  periodicTasks: [appEventRetentionSweep],
+  jobs: [appEventRetentionJob, objectWindowsJob],
+  periodicTasks: [appEventRetentionSweep, objectWindowsSweep],
   events: [
     {
       name: 'analytics_site.created',

@@ -14,6 +14,7 @@ import {
   ingestSettings,
   insertAppEvents,
 } from './app-event-store.ts';
+import { markLateRollups } from './object-window-store.ts';
 import { siteAccess } from './site-access.ts';
 import { findSite } from './site-store.ts';
 
@@ -175,7 +176,10 @@ export const ingestAppEvents = defineOperation({
     };
     const rows = fresh.map(({ event, warnings }) => toRow(event, source, warnings));
     await insertAppEvents(ctx.db, rows);
-    await addRollups(ctx.db, rollupsOf(rows));
+    const rollups = rollupsOf(rows);
+    await addRollups(ctx.db, rollups);
+    // Late events (hours before the previous one) only: Object Analytics snapshots recount their objects.
+    await markLateRollups(ctx.db, ctx.workspaceId, rollups, ctx.now);
     await addActors(ctx.db, actorsOf(rows));
     ctx.audit({ targetType: 'app_events', targetId: source.sourceId, action: 'ingest' });
     return {

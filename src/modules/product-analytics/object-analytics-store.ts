@@ -26,7 +26,7 @@ export interface ObjectKey {
 
 type Rollups = ExpressionBuilder<DB, 'app_event_rollups'>;
 
-function rollupsIn(db: Kysely<DB>, workspaceId: string, filters: ObjectFilters, window: WindowText) {
+export function rollupsIn(db: Kysely<DB>, workspaceId: string, filters: ObjectFilters, window: WindowText) {
   let query = db
     .selectFrom('app_event_rollups')
     .where('workspace_id', '=', workspaceId)
@@ -52,7 +52,7 @@ function keyAfter(eb: Rollups, key: ObjectKey) {
   ]);
 }
 
-function oneOf(eb: ExpressionBuilder<any, any>, keys: ObjectKey[]) {
+export function oneOf(eb: ExpressionBuilder<any, any>, keys: ObjectKey[]) {
   return eb.or(
     keys.map((key) =>
       eb.and([
@@ -123,15 +123,21 @@ export interface EventCount {
 
 const keyOf = (row: ObjectKey) => JSON.stringify([row.app, row.object_type, row.object_id]);
 
-/** Events per event name of each object, in the window: one query for all of them. */
+export interface ObjectEvents {
+  /** Events per event name, most frequent first. */
+  counts: EventCount[];
+  first_seen: string;
+}
+
+/** Events per event name of each object in the window, and its first seen: one query for all of them. */
 export async function eventCounts(
   db: Kysely<DB>,
   workspaceId: string,
   keys: ObjectKey[],
   filters: ObjectFilters,
   window: WindowText,
-): Promise<Map<string, EventCount[]>> {
-  const out = new Map<string, EventCount[]>();
+): Promise<Map<string, ObjectEvents>> {
+  const out = new Map<string, ObjectEvents>();
   if (!keys.length) return out;
   const rows = await rollupsIn(db, workspaceId, { event_name: filters.event_name }, window)
     .where((eb) => oneOf(eb, keys))
@@ -141,17 +147,19 @@ export async function eventCounts(
       'object_id',
       'event_name',
       eb.fn.sum<number | string>('events').as('events'),
+      eb.fn.min<string>('first_seen').as('first_seen'),
     ])
     .groupBy(['app', 'object_type', 'object_id', 'event_name'])
     .execute();
   for (const row of rows) {
-    const list = out.get(keyOf(row)) ?? [];
-    list.push({ event_name: row.event_name, events: Number(row.events) });
-    out.set(keyOf(row), list);
+    const entry = out.get(keyOf(row)) ?? { counts: [], first_seen: row.first_seen };
+    entry.counts.push({ event_name: row.event_name, events: Number(row.events) });
+    if (row.first_seen < entry.first_seen) entry.first_seen = row.first_seen;
+    out.set(keyOf(row), entry);
   }
   // Most frequent first, then by name: a stable order for equal counts.
-  for (const list of out.values()) {
-    list.sort((a, b) => b.events - a.events || (a.event_name < b.event_name ? -1 : 1));
+  for (const { counts } of out.values()) {
+    counts.sort((a, b) => b.events - a.events || (a.event_name < b.event_name ? -1 : 1));
   }
   return out;
 }

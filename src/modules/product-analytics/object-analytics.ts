@@ -13,6 +13,7 @@ import {
   rankObjects,
   uniqueActors,
 } from './object-analytics-store.ts';
+import { rankFromSnapshot } from './object-window-read.ts';
 
 // Object Analytics: the grouped view of application events per object (app + object_type + object_id),
 // the timeseries and one object's drill-down. Heavy reads: they aggregate rollups over a window.
@@ -70,22 +71,28 @@ export const queryObjectAnalytics = defineOperation({
     const window = cursor?.window ?? resolveWindow(input, ctx.now);
     const text = windowText(window);
     const limit = request.limit ?? DEFAULT_PAGE_SIZE;
-    const ranked = await rankObjects(ctx.db, ctx.workspaceId, input, text, sort, cursor?.after, limit + 1);
+    // A 7d/30d/90d window reads the hourly snapshot plus the hours at its edges (exact); others group rollups.
+    const ranked =
+      (await rankFromSnapshot(ctx.db, ctx.workspaceId, input, window, sort, cursor?.after, limit + 1)) ??
+      (await rankObjects(ctx.db, ctx.workspaceId, input, text, sort, cursor?.after, limit + 1));
     const page = ranked.slice(0, limit);
     const [counts, actors] = await Promise.all([
       eventCounts(ctx.db, ctx.workspaceId, page, input, text),
       uniqueActors(ctx.db, ctx.workspaceId, page, text),
     ]);
-    const objects = page.map((row) => ({
-      app: row.app,
-      object_type: row.object_type,
-      object_id: row.object_id,
-      events: row.events,
-      unique_actors: actors.get(objectKeyText(row)) ?? 0,
-      first_seen: row.first_seen,
-      last_seen: row.last_seen,
-      top_events: (counts.get(objectKeyText(row)) ?? []).slice(0, 5),
-    }));
+    const objects = page.map((row) => {
+      const events = counts.get(objectKeyText(row));
+      return {
+        app: row.app,
+        object_type: row.object_type,
+        object_id: row.object_id,
+        events: row.events,
+        unique_actors: actors.get(objectKeyText(row)) ?? 0,
+        first_seen: events?.first_seen ?? row.last_seen,
+        last_seen: row.last_seen,
+        top_events: (events?.counts ?? []).slice(0, 5),
+      };
+    });
     const body: Record<string, unknown> = { objects, from: iso(window.from), to: iso(window.to) };
     if (ranked.length > limit) {
       const last = page[page.length - 1]!;
