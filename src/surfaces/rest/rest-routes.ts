@@ -66,7 +66,8 @@ async function corsGrant(
   key: string | undefined,
   origin: string | undefined,
 ): Promise<Record<string, string>> {
-  if (!key || !origin || !(await access.allowsOrigin(deps.database.db, key, origin, deps.clock.now()))) return {};
+  if (!key || !origin || !(await access.allowsOrigin(deps.database.db, key, origin, deps.clock.now())))
+    return {};
   return {
     'access-control-allow-origin': origin,
     vary: 'Origin',
