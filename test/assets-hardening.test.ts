@@ -257,21 +257,25 @@ describe('cleanup of unreachable bytes', () => {
         path.join(ws.id, kept.id),
       ].sort(),
     );
-    const archivedRow = await h.db
-      .selectFrom('assets')
-      .select('content_deleted_at')
-      .where('id', '=', archived.id)
-      .executeTakeFirstOrThrow();
-    expect(archivedRow.content_deleted_at).not.toBeNull();
+    // The job removes the bytes, then marks the row: wait for the mark too (the job may still be running).
+    const archivedRow = () =>
+      h.db
+        .selectFrom('assets')
+        .select('content_deleted_at')
+        .where('id', '=', archived.id)
+        .executeTakeFirstOrThrow();
+    await vi.waitFor(async () => expect((await archivedRow()).content_deleted_at).not.toBeNull(), WAIT);
 
     // A day later the pending assets have expired: their bytes go, completing them is a conflict.
     h.clock.advance(DAY_MS);
     await runCleanup();
     const purged = (id: string) =>
       h.db.selectFrom('assets').select('content_deleted_at').where('id', '=', id).executeTakeFirstOrThrow();
-    await vi.waitFor(async () => expect((await purged(failed.id)).content_deleted_at).not.toBeNull(), WAIT);
-    expect((await purged(expired.id)).content_deleted_at).not.toBeNull();
-    expect(a.files()).toEqual([path.join('.tmp', 'writing.part'), path.join(ws.id, kept.id)].sort());
+    await vi.waitFor(async () => {
+      expect((await purged(failed.id)).content_deleted_at).not.toBeNull();
+      expect((await purged(expired.id)).content_deleted_at).not.toBeNull();
+      expect(a.files()).toEqual([path.join('.tmp', 'writing.part'), path.join(ws.id, kept.id)].sort());
+    }, WAIT);
     const late = await a.complete(expired.id);
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe('conflict');
