@@ -26,12 +26,31 @@ export interface ObjectKey {
 
 type Rollups = ExpressionBuilder<DB, 'app_event_rollups'>;
 
-export function rollupsIn(db: Kysely<DB>, workspaceId: string, filters: ObjectFilters, window: WindowText) {
+/**
+ * A time column that no index serves. Without table statistics SQLite prefers the (workspace_id, hour) index
+ * to the primary key's (workspace_id, app, object_type, object_id) prefix and scans every object's rows of the
+ * window; reads of known objects compare the time through this so the primary key is used.
+ */
+
+const noIndex = (column: 'hour' | 'day') => sql<string>`(${sql.ref(column)} || '')`;
+
+/**
+ * Rollups of the window with the filters. `objects`: the query names whole object keys (one object, or a
+ * page's), read through the primary key.
+ */
+export function rollupsIn(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: ObjectFilters,
+  window: WindowText,
+  objects = false,
+) {
+  const hour = objects ? noIndex('hour') : sql.ref<string>('hour');
   let query = db
     .selectFrom('app_event_rollups')
     .where('workspace_id', '=', workspaceId)
-    .where('hour', '>=', window.from)
-    .where('hour', '<', window.to);
+    .where(hour, '>=', window.from)
+    .where(hour, '<', window.to);
   for (const column of ['app', 'object_type', 'object_id', 'event_name'] as const) {
     const value = filters[column];
     if (value !== undefined) query = query.where(column, '=', value);
@@ -139,17 +158,22 @@ export async function eventCounts(
 ): Promise<Map<string, ObjectEvents>> {
   const out = new Map<string, ObjectEvents>();
   if (!keys.length) return out;
-  const rows = await rollupsIn(db, workspaceId, { event_name: filters.event_name }, window)
-    .where((eb) => oneOf(eb, keys))
-    .select((eb) => [
-      'app',
-      'object_type',
-      'object_id',
-      'event_name',
-      eb.fn.sum<number | string>('events').as('events'),
-      eb.fn.min<string>('first_seen').as('first_seen'),
-    ])
-    .groupBy(['app', 'object_type', 'object_id', 'event_name'])
+  // One branch per object: each reads its own rows through the primary key (an OR of keys would not).
+  const branches = keys.map((key) =>
+    rollupsIn(db, workspaceId, { ...key, event_name: filters.event_name }, window, true)
+      .select((eb) => [
+        'app',
+        'object_type',
+        'object_id',
+        'event_name',
+        eb.fn.sum<number | string>('events').as('events'),
+        eb.fn.min<string>('first_seen').as('first_seen'),
+      ])
+      .groupBy(['app', 'object_type', 'object_id', 'event_name']),
+  );
+  const rows = await branches
+    .slice(1)
+    .reduce((all, branch) => all.unionAll(branch), branches[0]!)
     .execute();
   for (const row of rows) {
     const entry = out.get(keyOf(row)) ?? { counts: [], first_seen: row.first_seen };
@@ -173,19 +197,26 @@ export async function uniqueActors(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!keys.length) return out;
-  const rows = await db
-    .selectFrom('app_event_actors')
-    .where('workspace_id', '=', workspaceId)
-    .where((eb) => oneOf(eb, keys))
-    .where('day', '>=', window.fromDay)
-    .where('day', '<=', window.toDay)
-    .select((eb) => [
-      'app',
-      'object_type',
-      'object_id',
-      eb.fn.count<number | string>('actor').distinct().as('actors'),
-    ])
-    .groupBy(['app', 'object_type', 'object_id'])
+  const branches = keys.map((key) =>
+    db
+      .selectFrom('app_event_actors')
+      .where('workspace_id', '=', workspaceId)
+      .where('app', '=', key.app)
+      .where('object_type', '=', key.object_type)
+      .where('object_id', '=', key.object_id)
+      .where(noIndex('day'), '>=', window.fromDay)
+      .where(noIndex('day'), '<=', window.toDay)
+      .select((eb) => [
+        'app',
+        'object_type',
+        'object_id',
+        eb.fn.count<number | string>('actor').distinct().as('actors'),
+      ])
+      .groupBy(['app', 'object_type', 'object_id']),
+  );
+  const rows = await branches
+    .slice(1)
+    .reduce((all, branch) => all.unionAll(branch), branches[0]!)
     .execute();
   for (const row of rows) out.set(keyOf(row), Number(row.actors));
   return out;
@@ -229,7 +260,7 @@ export async function objectTotals(
   eventName: string | undefined,
   window: WindowText,
 ) {
-  const rows = await rollupsIn(db, workspaceId, { ...key, event_name: eventName }, window)
+  const rows = await rollupsIn(db, workspaceId, { ...key, event_name: eventName }, window, true)
     .select((eb) => [
       'event_name',
       eb.fn.sum<number | string>('events').as('events'),

@@ -9,6 +9,8 @@ import {
   oneOf,
   type RankAfter,
   type RankSort,
+  rollupsIn,
+  type WindowText,
 } from './object-analytics-store.ts';
 import type { SnapshotWindow } from './object-window-store.ts';
 
@@ -182,16 +184,12 @@ export async function objectSums(
   db: Kysely<DB>,
   workspaceId: string,
   keys: ObjectKey[],
-  window: { from: string; to: string },
+  window: WindowText,
 ): Promise<SnapshotRow[]> {
   const out: SnapshotRow[] = [];
   for (let i = 0; i < keys.length; i += 100) {
-    const rows = await db
-      .selectFrom('app_event_rollups')
-      .where('workspace_id', '=', workspaceId)
+    const rows = await rollupsIn(db, workspaceId, {}, window, true)
       .where((eb) => oneOf(eb, keys.slice(i, i + 100)))
-      .where('hour', '>=', window.from)
-      .where('hour', '<', window.to)
       .select((eb) => [
         'app',
         'object_type',

@@ -5,7 +5,7 @@
 // the touched objects, whose number is bounded by the few hours at the window's edges.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/tables.ts';
-import { HOUR, HOURS_OF, iso, type Window, type WindowName } from './app-event-window.ts';
+import { HOUR, HOURS_OF, iso, type Window, type WindowName, windowText } from './app-event-window.ts';
 import type { ObjectFilters, ObjectKey, RankAfter, RankSort } from './object-analytics-store.ts';
 import {
   edgeDeltas,
@@ -102,8 +102,8 @@ export async function rankFromSnapshot(
     const lastSeen = row.newest ?? row.snapshot_last_seen;
     if (events > 0 && lastSeen !== null) exact.push({ ...keyFields(row), events, last_seen: lastSeen });
   }
-  const windowText = { from: iso(window.from), to: iso(window.to) };
-  for (const row of await objectSums(db, workspaceId, late, windowText)) {
+  const text = windowText(window);
+  for (const row of await objectSums(db, workspaceId, late, text)) {
     if (row.events > 0) exact.push(row);
   }
 
