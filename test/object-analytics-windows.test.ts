@@ -95,7 +95,7 @@ async function untouchedObject() {
     .selectFrom('app_event_object_windows')
     .select(['app', 'object_type', 'object_id'])
     .where('workspace_id', '=', a.id)
-    .where('window_name', '=', '7d')
+    .where('window_name', 'like', '7d@%')
     .execute();
   const row = rows.find((r) => !marked.has(`${r.app}:${r.object_type}:${r.object_id}`))!;
   expect(row).toBeDefined();
@@ -211,9 +211,27 @@ describe('the app-events.object-windows job', () => {
             .selectFrom('app_event_object_windows')
             .select(['as_of_hour'])
             .where('workspace_id', '=', ws.id)
-            .where('window_name', '=', '7d')
+            .where('window_name', 'like', '7d@%')
             .executeTakeFirst();
           expect(row?.as_of_hour).toBe(new Date(Math.floor(now / HOUR) * HOUR).toISOString());
+        },
+        { timeout: 15_000, interval: 50 },
+      );
+      // An hour on, the next rebuild writes a new generation and deletes the old one once the reads use it.
+      worker.clock.advance(HOUR);
+      await worker.worker!.tick();
+      await vi.waitFor(
+        async () => {
+          const generations = await worker.db
+            .selectFrom('app_event_object_windows')
+            .select('window_name')
+            .distinct()
+            .where('workspace_id', '=', ws.id)
+            .execute();
+          const next = new Date(Math.floor(now / HOUR) * HOUR + HOUR).toISOString();
+          expect(generations.map((g) => g.window_name).sort()).toEqual(
+            ['30d', '7d', '90d'].map((name) => `${name}@${next}`),
+          );
         },
         { timeout: 15_000, interval: 50 },
       );

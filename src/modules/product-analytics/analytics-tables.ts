@@ -60,13 +60,22 @@ export interface AppEventRollupsTable {
  */
 export interface AppEventObjectWindowsTable {
   workspace_id: string;
-  window_name: '7d' | '30d' | '90d';
+  /** The generation: the window and its as_of_hour (30d@2026-11-22T16:00:00.000Z). */
+  window_name: string;
   as_of_hour: string;
   app: string;
   object_type: string;
   object_id: string;
   events: number;
   last_seen: string;
+}
+
+/** The snapshot generation the reads use, per workspace and window (7d, 30d, 90d). */
+export interface AppEventObjectWindowStateTable {
+  workspace_id: string;
+  window_name: '7d' | '30d' | '90d';
+  generation: string;
+  as_of_hour: string;
 }
 
 /** An (object, hour) rollup group that ingest changed later than the hour after it (a late event). */
@@ -146,6 +155,7 @@ export interface ProductAnalyticsTables {
   app_event_rollups: AppEventRollupsTable;
   app_event_actors: AppEventActorsTable;
   app_event_object_windows: AppEventObjectWindowsTable;
+  app_event_object_window_state: AppEventObjectWindowStateTable;
   app_event_late_rollups: AppEventLateRollupsTable;
   app_event_settings: AppEventSettingsTable;
   analytics_sites: AnalyticsSitesTable;

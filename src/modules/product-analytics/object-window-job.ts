@@ -27,6 +27,7 @@ export async function rebuildStaleObjectWindows(
   now: Date,
   limit = MAX_WORKSPACES,
   signal?: AbortSignal,
+  read = db,
 ): Promise<number> {
   const asOf = iso(snapshotHour(now));
   const since = iso(snapshotHour(now) - WINDOW_HOURS * HOUR);
@@ -37,7 +38,7 @@ export async function rebuildStaleObjectWindows(
   let rebuilt = 0;
   for (const workspace of stale) {
     if (signal?.aborted) break;
-    await rebuildObjectWindows(db, workspace.id, now);
+    await rebuildObjectWindows(db, workspace.id, now, read);
     rebuilt++;
   }
   return rebuilt;
@@ -49,7 +50,10 @@ export const objectWindowsJob: JobDefinition<Record<string, never>> = {
   timeoutSeconds: 1800,
   run: async (job, env) => {
     const now = env.clock.now();
-    const rebuilt = await rebuildStaleObjectWindows(env.db, now, MAX_WORKSPACES, job.signal);
+    // The grouping reads run on the heavy-read connections: on SQLite off the main thread, so neither the
+    // writer nor other tenants' requests wait for it.
+    const read = env.pipeline?.database.heavy ?? env.db;
+    const rebuilt = await rebuildStaleObjectWindows(env.db, now, MAX_WORKSPACES, job.signal, read);
     await deleteLateMarkers(env.db, iso(now.getTime() - MARKERS_KEPT), SYSTEM);
     if (rebuilt) env.logger.info({ rebuilt }, 'object analytics snapshots rebuilt');
   },

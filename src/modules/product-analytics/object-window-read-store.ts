@@ -14,20 +14,18 @@ import {
 } from './object-analytics-store.ts';
 import type { SnapshotWindow } from './object-window-store.ts';
 
-/** The as_of_hour of the workspace's snapshot of a window, or undefined when it has none. */
-export async function snapshotAsOf(
+/** The generation of the workspace's snapshot of a window the reads use, or undefined when it has none. */
+export async function snapshotState(
   db: Kysely<DB>,
   workspaceId: string,
   name: SnapshotWindow,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('app_event_object_windows')
-    .select('as_of_hour')
+): Promise<{ generation: string; as_of_hour: string } | undefined> {
+  return db
+    .selectFrom('app_event_object_window_state')
+    .select(['generation', 'as_of_hour'])
     .where('workspace_id', '=', workspaceId)
     .where('window_name', '=', name)
-    .limit(1)
     .executeTakeFirst();
-  return row?.as_of_hour;
 }
 
 export interface SnapshotRow extends ObjectKey {
@@ -39,7 +37,8 @@ export interface SnapshotRow extends ObjectKey {
 export async function scanSnapshot(
   db: Kysely<DB>,
   workspaceId: string,
-  name: SnapshotWindow,
+  /** The snapshot generation (app_event_object_window_state.generation). */
+  generation: string,
   filters: ObjectFilters,
   sort: RankSort,
   after: RankAfter | undefined,
@@ -49,7 +48,7 @@ export async function scanSnapshot(
     .selectFrom('app_event_object_windows')
     .select(['app', 'object_type', 'object_id', 'events', 'last_seen'])
     .where('workspace_id', '=', workspaceId)
-    .where('window_name', '=', name);
+    .where('window_name', '=', generation);
   for (const column of ['app', 'object_type', 'object_id'] as const) {
     const value = filters[column];
     if (value !== undefined) query = query.where(column, '=', value);
@@ -96,7 +95,7 @@ export interface EdgeDelta extends ObjectKey {
 export async function edgeDeltas(
   db: Kysely<DB>,
   workspaceId: string,
-  name: SnapshotWindow,
+  generation: string,
   filters: ObjectFilters,
   newer: { from: string; to: string },
   gone: { from: string; to: string },
@@ -134,7 +133,7 @@ export async function edgeDeltas(
     .leftJoin('app_event_object_windows as s', (join) =>
       join
         .on('s.workspace_id', '=', workspaceId)
-        .on('s.window_name', '=', name)
+        .on('s.window_name', '=', generation)
         .onRef('s.app', '=', 'g.app')
         .onRef('s.object_type', '=', 'g.object_type')
         .onRef('s.object_id', '=', 'g.object_id'),

@@ -13,7 +13,7 @@ import {
   objectSums,
   type SnapshotRow,
   scanSnapshot,
-  snapshotAsOf,
+  snapshotState,
 } from './object-window-read-store.ts';
 import { SNAPSHOT_WINDOWS, type SnapshotWindow } from './object-window-store.ts';
 
@@ -72,9 +72,11 @@ export async function rankFromSnapshot(
 ): Promise<SnapshotRow[] | undefined> {
   const name = filters.window;
   if (!isSnapshotWindow(name) || filters.event_name !== undefined) return undefined;
-  const asOfText = await snapshotAsOf(db, workspaceId, name);
-  if (asOfText === undefined) return undefined;
-  const asOf = Date.parse(asOfText);
+  const state = await snapshotState(db, workspaceId, name);
+  if (state === undefined) return undefined;
+  const asOf = Date.parse(state.as_of_hour);
+  // Snapshot rows are those of the generation the state names.
+  const generation = state.generation;
   const span = HOURS_OF[name] * HOUR;
   const current = window.to - HOUR;
   if (asOf > current || current - asOf > MAX_AGE || window.from !== current - span) return undefined;
@@ -83,7 +85,7 @@ export async function rankFromSnapshot(
     edgeDeltas(
       db,
       workspaceId,
-      name,
+      generation,
       filters,
       { from: iso(asOf), to: iso(window.to) },
       { from: iso(asOf - span), to: iso(window.from) },
@@ -112,7 +114,7 @@ export async function rankFromSnapshot(
   const chunk = limit + Math.min(touched.size, 5000);
   let position = after;
   for (;;) {
-    const rows = await scanSnapshot(db, workspaceId, name, filters, sort, position, chunk);
+    const rows = await scanSnapshot(db, workspaceId, generation, filters, sort, position, chunk);
     for (const row of rows) if (!touched.has(keyOf(row))) untouched.push(row);
     if (rows.length < chunk || untouched.length >= limit) break;
     const last = rows[rows.length - 1]!;

@@ -23,50 +23,101 @@ export function snapshotHour(now: Date): number {
   return Math.floor((now.getTime() - INGEST_MARGIN) / HOUR) * HOUR - HOUR;
 }
 
-/** Replaces the workspace's snapshot of each window, in one transaction, as of snapshotHour(now). */
-export async function rebuildObjectWindows(db: Kysely<DB>, workspaceId: string, now: Date): Promise<number> {
+/** Snapshot rows written per statement, and old ones deleted per statement: short write transactions. */
+const WRITE_BATCH = 2000;
+
+/** A generation's key: the window and its as_of_hour (the rows' window_name). */
+const generationOf = (name: SnapshotWindow, asOf: number) => `${name}@${iso(asOf)}`;
+
+/** Deletes one generation's rows in batches (each statement a short transaction). */
+async function deleteGeneration(db: Kysely<DB>, workspaceId: string, generation: string): Promise<void> {
+  for (;;) {
+    const result = await sql`delete from app_event_object_windows
+      where workspace_id = ${workspaceId} and window_name = ${generation}
+      and (app, object_type, object_id) in (select app, object_type, object_id from app_event_object_windows
+        where workspace_id = ${workspaceId} and window_name = ${generation} limit ${WRITE_BATCH})`.execute(
+      db,
+    );
+    if (Number(result.numAffectedRows ?? 0) < WRITE_BATCH) return;
+  }
+}
+
+/**
+ * Rebuilds the workspace's snapshot of each window as of snapshotHour(now). The grouping runs on `read`
+ * (the heavy-read connections in the job: off the main thread, never holding the writer); the rows go in as a
+ * new generation in short transactions, the state then points the reads at it, and the old generation is
+ * deleted in batches. A rebuild that stops half-way leaves the previous generation in use.
+ */
+export async function rebuildObjectWindows(
+  db: Kysely<DB>,
+  workspaceId: string,
+  now: Date,
+  read: Kysely<DB> = db,
+): Promise<number> {
   const asOf = snapshotHour(now);
   let rows = 0;
-  await db.transaction().execute(async (trx) => {
-    for (const name of SNAPSHOT_WINDOWS) {
-      await trx
-        .deleteFrom('app_event_object_windows')
+  for (const name of SNAPSHOT_WINDOWS) {
+    const generation = generationOf(name, asOf);
+    const current = await db
+      .selectFrom('app_event_object_window_state')
+      .select('generation')
+      .where('workspace_id', '=', workspaceId)
+      .where('window_name', '=', name)
+      .executeTakeFirst();
+    if (current?.generation === generation) continue;
+    const grouped = await read
+      .selectFrom('app_event_rollups')
+      .where('workspace_id', '=', workspaceId)
+      .where('hour', '>=', iso(asOf - HOURS_OF[name] * HOUR))
+      .where('hour', '<', iso(asOf))
+      .select((eb) => [
+        'app',
+        'object_type',
+        'object_id',
+        eb.fn.sum<number | string>('events').as('events'),
+        eb.fn.max<string>('last_seen').as('last_seen'),
+      ])
+      .groupBy(['app', 'object_type', 'object_id'])
+      .execute();
+    // Rows a stopped rebuild of this generation left behind.
+    await deleteGeneration(db, workspaceId, generation);
+    if (grouped.length === 0) {
+      // Nothing in the window: no snapshot (the grouped query over no rollups is instant).
+      await db
+        .deleteFrom('app_event_object_window_state')
         .where('workspace_id', '=', workspaceId)
         .where('window_name', '=', name)
         .execute();
-      const grouped = trx
-        .selectFrom('app_event_rollups')
-        .where('workspace_id', '=', workspaceId)
-        .where('hour', '>=', iso(asOf - HOURS_OF[name] * HOUR))
-        .where('hour', '<', iso(asOf))
-        .select((eb) => [
-          'workspace_id',
-          sql<string>`cast(${name} as text)`.as('window_name'),
-          sql<string>`cast(${iso(asOf)} as text)`.as('as_of_hour'),
-          'app',
-          'object_type',
-          'object_id',
-          eb.fn.sum<number>('events').as('events'),
-          eb.fn.max<string>('last_seen').as('last_seen'),
-        ])
-        .groupBy(['workspace_id', 'app', 'object_type', 'object_id']);
-      const result = await trx
-        .insertInto('app_event_object_windows')
-        .columns([
-          'workspace_id',
-          'window_name',
-          'as_of_hour',
-          'app',
-          'object_type',
-          'object_id',
-          'events',
-          'last_seen',
-        ])
-        .expression(grouped)
-        .executeTakeFirst();
-      rows += Number(result.numInsertedOrUpdatedRows ?? 0);
+      if (current) await deleteGeneration(db, workspaceId, current.generation);
+      continue;
     }
-  });
+    for (let i = 0; i < grouped.length; i += WRITE_BATCH) {
+      await db
+        .insertInto('app_event_object_windows')
+        .values(
+          grouped.slice(i, i + WRITE_BATCH).map((row) => ({
+            workspace_id: workspaceId,
+            window_name: generation,
+            as_of_hour: iso(asOf),
+            app: row.app,
+            object_type: row.object_type,
+            object_id: row.object_id,
+            events: Number(row.events),
+            last_seen: row.last_seen,
+          })),
+        )
+        .execute();
+    }
+    await db
+      .insertInto('app_event_object_window_state')
+      .values({ workspace_id: workspaceId, window_name: name, generation, as_of_hour: iso(asOf) })
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'window_name']).doUpdateSet({ generation, as_of_hour: iso(asOf) }),
+      )
+      .execute();
+    if (current) await deleteGeneration(db, workspaceId, current.generation);
+    rows += grouped.length;
+  }
   return rows;
 }
 
@@ -116,18 +167,15 @@ export async function workspacesForObjectWindows(
   since: string,
   _system: { system: true },
 ): Promise<{ id: string; as_of_hour: string | null }[]> {
-  const asOf = (eb: any) =>
-    eb
-      .selectFrom('app_event_object_windows as o')
-      .select('o.as_of_hour')
-      .whereRef('o.workspace_id', '=', 'w.id')
-      .limit(1);
+  // A workspace is as stale as its stalest window.
   const rows = await db
     .selectFrom('workspaces as w')
-    .select((eb) => ['w.id', asOf(eb).as('as_of_hour')])
+    .leftJoin('app_event_object_window_state as o', 'o.workspace_id', 'w.id')
+    .select((eb) => ['w.id', eb.fn.min<string>('o.as_of_hour').as('as_of_hour')])
     .where('w.deleted_at', 'is', null)
     .where((eb) =>
       eb.or([
+        eb('o.workspace_id', 'is not', null),
         eb.exists(
           eb
             .selectFrom('app_event_rollups as r')
@@ -135,9 +183,9 @@ export async function workspacesForObjectWindows(
             .whereRef('r.workspace_id', '=', 'w.id')
             .where('r.hour', '>=', since),
         ),
-        eb.exists(asOf(eb)),
       ]),
     )
+    .groupBy('w.id')
     .execute();
   return rows as { id: string; as_of_hour: string | null }[];
 }

@@ -91,6 +91,16 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Object Analytics snapshot: per object, events and last_seen over a relative window's complete hours as
   // of as_of_hour, rebuilt hourly by the app-events.object-windows job; one index per sort of the grouped view.
+  // window_name holds the generation (30d@<as_of_hour>): a rebuild writes a new one in small transactions,
+  // then app_event_object_window_state points the reads at it, then the old one is deleted in batches.
+  await db.schema
+    .createTable('app_event_object_window_state')
+    .addColumn('workspace_id', 'text', (c) => c.notNull())
+    .addColumn('window_name', 'text', (c) => c.notNull())
+    .addColumn('generation', 'text', (c) => c.notNull())
+    .addColumn('as_of_hour', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('app_event_object_window_state_pk', ['workspace_id', 'window_name'])
+    .execute();
   await db.schema
     .createTable('app_event_object_windows')
     .addColumn('workspace_id', 'text', (c) => c.notNull())
