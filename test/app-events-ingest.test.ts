@@ -157,6 +157,27 @@ describe('ingest with an API key', () => {
       ['2026-11-21T09:00:00.000Z', 3, '2026-11-21T09:05:00.000Z', '2026-11-21T09:55:00.000Z'],
       ['2026-11-21T10:00:00.000Z', 1, '2026-11-21T10:01:00.000Z', '2026-11-21T10:01:00.000Z'],
     ]);
+    const totals = await h.db
+      .selectFrom('app_event_hour_totals')
+      .selectAll()
+      .where('workspace_id', '=', own.id)
+      .orderBy('hour')
+      .execute();
+    expect(totals.map((t) => [t.hour, t.app, t.event_name, Number(t.events)])).toEqual([
+      ['2026-11-21T09:00:00.000Z', 'shop', 'order.viewed', 3],
+      ['2026-11-21T10:00:00.000Z', 'shop', 'order.viewed', 1],
+    ]);
+    // The timeseries reads these totals without object filters and the rollups with one: the same counts.
+    const series = async (extra: string) =>
+      (
+        await h.request(
+          'GET',
+          `/v1/insights/app-events/timeseries?from=2026-11-21T08:00:00Z&to=2026-11-21T11:00:00Z${extra}`,
+          { token: own.apiKey },
+        )
+      ).body.points.map((p: { events: number }) => p.events);
+    expect(await series('')).toEqual([0, 3, 1]);
+    expect(await series('&object_type=order')).toEqual([0, 3, 1]);
     const actors = await h.db
       .selectFrom('app_event_actors')
       .select('actor')

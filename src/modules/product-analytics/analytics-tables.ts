@@ -89,6 +89,15 @@ export interface AppEventLateRollupsTable {
   hour: string;
 }
 
+/** Events per UTC hour of one app and event name (the timeseries without object filters). */
+export interface AppEventHourTotalsTable {
+  workspace_id: string;
+  hour: string;
+  app: string;
+  event_name: string;
+  events: number;
+}
+
 /** Distinct actors (user_id, else anonymous_id) of an object per UTC day: exact unique counts. */
 export interface AppEventActorsTable {
   workspace_id: string;
@@ -153,6 +162,7 @@ export interface ProductAnalyticsTables {
   app_events: AppEventsTable;
   app_event_ids: AppEventIdsTable;
   app_event_rollups: AppEventRollupsTable;
+  app_event_hour_totals: AppEventHourTotalsTable;
   app_event_actors: AppEventActorsTable;
   app_event_object_windows: AppEventObjectWindowsTable;
   app_event_object_window_state: AppEventObjectWindowStateTable;

@@ -44,7 +44,11 @@ export const appEventRetentionJob: JobDefinition<Record<string, never>> = {
         }
       }
       const aggregateCutoff = new Date(now.getTime() - AGGREGATE_DAYS * DAY_MS).toISOString();
-      const cutoffs = { app_event_rollups: aggregateCutoff, app_event_actors: aggregateCutoff.slice(0, 10) };
+      const cutoffs = {
+        app_event_rollups: aggregateCutoff,
+        app_event_hour_totals: aggregateCutoff,
+        app_event_actors: aggregateCutoff.slice(0, 10),
+      };
       for (const [table, cutoff] of Object.entries(cutoffs) as [keyof typeof cutoffs, string][]) {
         for (let i = 0; i < MAX_BATCHES && !job.signal.aborted; i++) {
           const gone = await deleteOldestBucket(env.db, workspace.id, table, cutoff);

@@ -5,7 +5,7 @@ import type { FieldError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { compileSchema, nulFieldErrors, toFieldErrors } from '../../core/schema.ts';
 import { AppEventInput } from './analytics-schemas.ts';
-import type { AppEventRollupsTable, AppEventsTable } from './analytics-tables.ts';
+import type { AppEventHourTotalsTable, AppEventRollupsTable, AppEventsTable } from './analytics-tables.ts';
 import type { ActorRow } from './app-event-store.ts';
 
 export type AppEvent = Static<typeof AppEventInput>;
@@ -126,6 +126,26 @@ export function rollupsOf(rows: AppEventsTable[]): AppEventRollupsTable[] {
     group.events += 1;
     if (row.occurred_at < group.first_seen) group.first_seen = row.occurred_at;
     if (row.occurred_at > group.last_seen) group.last_seen = row.occurred_at;
+  }
+  return [...groups.values()];
+}
+
+/** The batch's events per hour, app and event name, from its rollups. */
+export function hourTotalsOf(rollups: AppEventRollupsTable[]): AppEventHourTotalsTable[] {
+  const groups = new Map<string, AppEventHourTotalsTable>();
+  for (const row of rollups) {
+    const key = [row.hour, row.app, row.event_name].join(SEP);
+    const group = groups.get(key);
+    if (group) group.events += row.events;
+    else {
+      groups.set(key, {
+        workspace_id: row.workspace_id,
+        hour: row.hour,
+        app: row.app,
+        event_name: row.event_name,
+        events: row.events,
+      });
+    }
   }
   return [...groups.values()];
 }

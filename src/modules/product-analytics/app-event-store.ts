@@ -3,7 +3,12 @@
 // sweep across workspaces.
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
-import type { AppEventRollupsTable, AppEventsTable, ValidationMode } from './analytics-tables.ts';
+import type {
+  AppEventHourTotalsTable,
+  AppEventRollupsTable,
+  AppEventsTable,
+  ValidationMode,
+} from './analytics-tables.ts';
 
 // Rows per statement: 22 columns x 500 stays under SQLite's and PostgreSQL's bound-parameter limits.
 const CHUNK = 500;
@@ -53,6 +58,21 @@ export async function addRollups(db: Kysely<DB>, rows: AppEventRollupsTable[]): 
             then excluded.first_seen else app_event_rollups.first_seen end`,
           last_seen: sql`case when excluded.last_seen > app_event_rollups.last_seen
             then excluded.last_seen else app_event_rollups.last_seen end`,
+        }),
+      )
+      .execute();
+  }
+}
+
+/** Adds a batch's events per hour, app and event name (summed in memory): one upsert per group. */
+export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTable[]): Promise<void> {
+  for (const part of chunks(rows)) {
+    await db
+      .insertInto('app_event_hour_totals')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'hour', 'app', 'event_name']).doUpdateSet({
+          events: sql`app_event_hour_totals.events + excluded.events`,
         }),
       )
       .execute();
@@ -179,10 +199,10 @@ export async function deleteOlderThan(
 export async function deleteOldestBucket(
   db: Kysely<DB>,
   workspaceId: string,
-  table: 'app_event_rollups' | 'app_event_actors',
+  table: 'app_event_rollups' | 'app_event_hour_totals' | 'app_event_actors',
   cutoff: string,
 ): Promise<number> {
-  const column = table === 'app_event_rollups' ? 'hour' : 'day';
+  const column = table === 'app_event_actors' ? 'day' : 'hour';
   const oldest = await db
     .selectFrom(table)
     .select(column)

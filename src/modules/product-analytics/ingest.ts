@@ -5,9 +5,10 @@ import { Strict } from '../../core/schema.ts';
 import { checkEvents } from '../analytics-governance/event-checker.ts';
 import { AppEventInput, IngestResultSchema } from './analytics-schemas.ts';
 import type { AnalyticsSitesTable } from './analytics-tables.ts';
-import { type AppEvent, actorsOf, eventErrors, rollupsOf, toRow } from './app-event-rows.ts';
+import { type AppEvent, actorsOf, eventErrors, hourTotalsOf, rollupsOf, toRow } from './app-event-rows.ts';
 import {
   addActors,
+  addHourTotals,
   addRollups,
   claimEventIds,
   countSiteEvents,
@@ -178,6 +179,7 @@ export const ingestAppEvents = defineOperation({
     await insertAppEvents(ctx.db, rows);
     const rollups = rollupsOf(rows);
     await addRollups(ctx.db, rollups);
+    await addHourTotals(ctx.db, hourTotalsOf(rollups));
     // Late events (hours before the previous one) only: Object Analytics snapshots recount their objects.
     await markLateRollups(ctx.db, ctx.workspaceId, rollups, ctx.now);
     await addActors(ctx.db, actorsOf(rows));

@@ -146,6 +146,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     ])
     .execute();
 
+  // Events per hour of each app and event name: the timeseries without object filters reads these (a few
+  // rows an hour) instead of every object's rollups. Maintained with the rollups, in the ingest transaction.
+  await db.schema
+    .createTable('app_event_hour_totals')
+    .addColumn('workspace_id', 'text', (c) => c.notNull())
+    .addColumn('hour', 'text', (c) => c.notNull())
+    .addColumn('app', 'text', (c) => c.notNull())
+    .addColumn('event_name', 'text', (c) => c.notNull())
+    .addColumn('events', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('app_event_hour_totals_pk', ['workspace_id', 'hour', 'app', 'event_name'])
+    .execute();
+
   await db.schema
     .createTable('app_event_actors')
     .addColumn('workspace_id', 'text', (c) => c.notNull())
