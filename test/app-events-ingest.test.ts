@@ -290,6 +290,8 @@ describe('ingest with a site key', () => {
     expect(over.status).toBe(429);
     expect(over.body.error.code).toBe('rate_limited');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    // The page may read the refusal (and its Retry-After): the origin is granted on errors too.
+    expect(over.headers['access-control-allow-origin']).toBe(ORIGIN);
     h.clock.advance(60_000);
     expect((await send([4, 5, 6, 7].map((n) => event(n)))).status).toBe(202);
     h.clock.advance(60_000);

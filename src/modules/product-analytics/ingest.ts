@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, validationFailed } from '../../core/errors.ts';
 import { Strict } from '../../core/schema.ts';
+import { findRow } from '../../db/find-row.ts';
 import { checkEvents } from '../analytics-governance/event-checker.ts';
 import { AppEventInput, IngestResultSchema } from './analytics-schemas.ts';
 import type { AnalyticsSitesTable } from './analytics-tables.ts';
@@ -17,7 +18,6 @@ import {
 } from './app-event-store.ts';
 import { markLateRollups } from './object-window-store.ts';
 import { siteAccess } from './site-access.ts';
-import { findSite } from './site-store.ts';
 
 export const MAX_BATCH = 1000;
 
@@ -103,9 +103,10 @@ export const ingestAppEvents = defineOperation({
       ]);
     }
     const list: unknown[] = batch ?? [single];
+    // The site row alone (its keys were checked by authentication).
     const site =
       ctx.actor.type === 'site_key'
-        ? await findSite(ctx.db, ctx.workspaceId, ctx.actor.credentialId!, ctx.now)
+        ? await findRow(ctx.db, 'analytics_sites', ctx.workspaceId, ctx.actor.credentialId!)
         : undefined;
     const settings = await ingestSettings(ctx.db, ctx.workspaceId);
     const rules = {

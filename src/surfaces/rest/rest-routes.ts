@@ -68,6 +68,10 @@ async function corsGrant(
 ): Promise<Record<string, string>> {
   if (!key || !origin || !(await access.allowsOrigin(deps.database.db, key, origin, deps.clock.now())))
     return {};
+  return grantOf(origin);
+}
+
+function grantOf(origin: string): Record<string, string> {
   return {
     'access-control-allow-origin': origin,
     vary: 'Origin',
@@ -75,6 +79,15 @@ async function corsGrant(
     'access-control-expose-headers': 'retry-after, x-request-id',
   };
 }
+
+/** Failures of the authentication stage: the key may not allow the origin, so the grant is looked up. */
+const AUTH_ERRORS: ReadonlySet<string> = new Set([
+  'authentication_required',
+  'workspace_not_found',
+  'credential_not_allowed',
+  'origin_not_allowed',
+  'rate_limited',
+]);
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -124,7 +137,12 @@ export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): vo
           userAgent: header(request, 'user-agent'),
         });
         reply.headers(outcome.headers);
-        if (access) reply.headers(await corsGrant(deps, access, key, origin));
+        if (access && origin) {
+          // A call that passed authentication came from an origin its key allows; only a refused one asks.
+          const refused = !outcome.ok && AUTH_ERRORS.has(outcome.error.code);
+          if (key && !refused) reply.headers(grantOf(origin));
+          else reply.headers(await corsGrant(deps, access, key, origin));
+        }
         if (!outcome.ok) return sendError(reply, outcome.error, deps.config.publicUrl);
         if (outcome.raw)
           return reply.code(outcome.status).type(outcome.raw.contentType).send(outcome.raw.payload);
