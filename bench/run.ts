@@ -12,6 +12,7 @@ import { systemClock } from '../src/core/clock.ts';
 import { newId } from '../src/core/ids.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { analyticsBench } from './analytics.ts';
 import { deliveryDelays, startSink } from './outbox-lag.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -274,3 +275,5 @@ async function main() {
 }
 
 await main();
+// Application events (issue 11), also `npm run bench:analytics`; BENCH_ANALYTICS=off leaves them out.
+if (process.env.BENCH_ANALYTICS !== 'off') await analyticsBench();

@@ -1,0 +1,144 @@
+// The service side of `npm run bench:analytics`: a database of its own (a directory for SQLite, a fresh schema
+// for PostgreSQL, as the tests make one), migrated, with workspaces and keys; the snapshot rebuild the seed
+// needs; the service itself as a child process; the count of what ingest stored.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
+import { loadConfig } from '../src/config.ts';
+import { systemClock } from '../src/core/clock.ts';
+import { newId } from '../src/core/ids.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { rebuildStaleObjectWindows } from '../src/modules/product-analytics/object-window-job.ts';
+import { pgClient } from './analytics-seed.ts';
+
+export const DATABASE_URL = process.env.BENCH_DATABASE_URL || undefined;
+export const PORT = 18090;
+const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
+
+/** Where a database lives: a directory for SQLite, a fresh schema for PostgreSQL (as the tests do). */
+export interface Place {
+  env: Record<string, string>;
+  file: string;
+  schema?: string;
+  drop(): Promise<void>;
+}
+
+export async function newPlace(dir: string): Promise<Place> {
+  const dataDir = fs.mkdtempSync(path.join(dir, 'db-'));
+  const file = path.join(dataDir, 'wos.sqlite');
+  if (!DATABASE_URL) return { env: { WOS_DATA_DIR: dataDir }, file, drop: async () => {} };
+  const schema = `wos_bench_${randomBytes(6).toString('hex')}`;
+  const admin = pgClient(DATABASE_URL, 'public');
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  return {
+    env: { WOS_DATA_DIR: dataDir, WOS_DATABASE_URL: DATABASE_URL, WOS_DATABASE_SCHEMA: schema },
+    file,
+    schema,
+    drop: async () => {
+      const dropper = pgClient(DATABASE_URL, 'public');
+      await dropper.connect();
+      await dropper.query(`drop schema if exists ${schema} cascade`);
+      await dropper.query(`drop schema if exists ${schema}_jobs cascade`);
+      await dropper.end();
+    },
+  };
+}
+
+/** Migrates a place; with `workspaces`, creates them (no rate limit) with an all-scopes API key each. */
+export async function prepare(place: Place, workspaces: string[]) {
+  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
+  // The schema too on PostgreSQL: the migrator looks for its tables across schemas otherwise.
+  await migrateToLatest(database.db, place.schema);
+  const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
+  const made: { id: string; key: string }[] = [];
+  for (const name of workspaces) {
+    const workspace = await createWorkspace(call, { name });
+    await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
+    const scopes = ['analytics:read', 'analytics:write'];
+    const key = (await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes }))
+      .token;
+    made.push({ id: workspace.id, key });
+  }
+  await database.close();
+  return made;
+}
+
+/** The seed bypasses ingest, so the hourly snapshot job's work is done here, as the job does it; in seconds. */
+export async function rebuildSnapshots(place: Place): Promise<number> {
+  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
+  const started = performance.now();
+  await rebuildStaleObjectWindows(database.db, new Date());
+  const seconds = (performance.now() - started) / 1000;
+  await database.close();
+  return seconds;
+}
+
+const logOf = (place: Place) => path.join(path.dirname(place.file), 'service.log');
+
+/** The distinct error messages of the service's log (level error and above), the first `limit` of them. */
+export function serviceErrors(place: Place, limit = 3): string[] {
+  if (!fs.existsSync(logOf(place))) return [];
+  const messages = new Set<string>();
+  for (const line of fs.readFileSync(logOf(place), 'utf8').split('\n')) {
+    if (messages.size >= limit) break;
+    try {
+      const entry = JSON.parse(line) as { level: number; msg?: string; err?: { message?: string } };
+      if (entry.level >= 50) messages.add(`${entry.msg ?? ''}: ${entry.err?.message ?? ''}`.slice(0, 300));
+    } catch {
+      // Not a log line (a partial write at the end).
+    }
+  }
+  return [...messages];
+}
+
+export async function startService(place: Place): Promise<ChildProcess> {
+  // BENCH_CPU_PROF=<dir>: the service writes a CPU profile there when it stops (where ingest spends its time).
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, 'bin/wos.js', 'serve'], {
+    env: {
+      ...process.env,
+      ...place.env,
+      WOS_ADMIN_TOKEN: OPERATOR,
+      WOS_LOG_LEVEL: 'warn',
+      PORT: String(PORT),
+      // A read slower than the default 30 s limit still gives a figure instead of failing the run.
+      WOS_HEAVY_READ_TIMEOUT_MS: '300000',
+    },
+    // Its log (warnings and errors) goes to a file: serviceErrors() reads it when a request fails.
+    stdio: ['ignore', fs.openSync(logOf(place), 'a'), 'inherit'],
+  });
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`wos serve exited with ${child.exitCode}`);
+    const ready = await fetch(`http://127.0.0.1:${PORT}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error('wos serve did not become ready');
+}
+
+export async function storedEvents(place: Place, workspaceId: string): Promise<number> {
+  const text = 'select count(*) as n from app_events where workspace_id = ';
+  if (!place.schema) {
+    const db = new SQLite(place.file, { readonly: true });
+    const row = db.prepare(`${text}?`).get(workspaceId) as { n: number };
+    db.close();
+    return row.n;
+  }
+  const client = pgClient(DATABASE_URL!, place.schema);
+  await client.connect();
+  const result = await client.query(`${text}$1`, [workspaceId]);
+  await client.end();
+  return Number(result.rows[0].n);
+}
