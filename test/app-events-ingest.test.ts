@@ -138,6 +138,32 @@ describe('ingest with an API key', () => {
     expect(rows.length).toBe(2 + 1 + racing.length);
   });
 
+  it('takes concurrent batches over the same objects without deadlocks, counting every event', async () => {
+    const own = await h.workspace('Concurrent');
+    // Each batch walks the same objects, actors and hours in its own order.
+    const batch = (seed: number) =>
+      Array.from({ length: 300 }, (_, i) => {
+        const n = (i * (seed + 7) + seed) % 300;
+        return event(n % 40, {
+          event_name: `order.step${n % 3}`,
+          user_id: `usr_${n % 25}`,
+          occurred_at: `2026-11-21T${String(9 + (n % 3)).padStart(2, '0')}:15:00Z`,
+        });
+      });
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((seed) =>
+        h.request('POST', URL, { token: own.apiKey, body: { events: batch(seed) } }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    const total = await h.db
+      .selectFrom('app_event_rollups')
+      .select((eb) => eb.fn.sum<number>('events').as('n'))
+      .where('workspace_id', '=', own.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(total.n)).toBe(6 * 300);
+  });
+
   it('keeps hourly rollups and daily actors in step with the stored events', async () => {
     const own = await h.workspace('Rollups');
     const at = (time: string, actor: string) =>

@@ -13,6 +13,21 @@ import type {
 // Rows per statement: 22 columns x 500 stays under SQLite's and PostgreSQL's bound-parameter limits.
 const CHUNK = 500;
 
+/**
+ * Rows sorted by the given key columns. Concurrent batches upsert the same rollup, total and actor rows:
+ * taking their row locks in one order everywhere keeps PostgreSQL from deadlocking between them.
+ */
+function inKeyOrder<T>(rows: T[], key: (row: T) => string[]): T[] {
+  const keyed = rows.map((row) => ({ row, key: key(row) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < a.key.length; i++) {
+      if (a.key[i]! !== b.key[i]!) return a.key[i]! < b.key[i]! ? -1 : 1;
+    }
+    return 0;
+  });
+  return keyed.map(({ row }) => row);
+}
+
 function chunks<T>(rows: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
@@ -29,7 +44,7 @@ export async function claimEventIds(
   ids: { event_id: string; occurred_at: string }[],
 ): Promise<Set<string>> {
   const fresh = new Set<string>();
-  for (const part of chunks(ids)) {
+  for (const part of chunks(inKeyOrder(ids, (id) => [id.event_id]))) {
     const rows = await db
       .insertInto('app_event_ids')
       .values(part.map((id) => ({ workspace_id: workspaceId, ...id })))
@@ -47,7 +62,8 @@ export async function insertAppEvents(db: Kysely<DB>, rows: AppEventsTable[]): P
 
 /** Adds a batch's rollups (already summed per group in memory): one upsert per group. */
 export async function addRollups(db: Kysely<DB>, rows: AppEventRollupsTable[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  const ordered = inKeyOrder(rows, (r) => [r.app, r.object_type, r.object_id, r.event_name, r.hour]);
+  for (const part of chunks(ordered)) {
     await db
       .insertInto('app_event_rollups')
       .values(part)
@@ -66,7 +82,7 @@ export async function addRollups(db: Kysely<DB>, rows: AppEventRollupsTable[]): 
 
 /** Adds a batch's events per hour, app and event name (summed in memory): one upsert per group. */
 export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTable[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  for (const part of chunks(inKeyOrder(rows, (r) => [r.hour, r.app, r.event_name]))) {
     await db
       .insertInto('app_event_hour_totals')
       .values(part)
@@ -89,7 +105,8 @@ export interface ActorRow {
 }
 
 export async function addActors(db: Kysely<DB>, rows: ActorRow[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  const ordered = inKeyOrder(rows, (r) => [r.app, r.object_type, r.object_id, r.day, r.actor]);
+  for (const part of chunks(ordered)) {
     await db
       .insertInto('app_event_actors')
       .values(part)

@@ -139,7 +139,9 @@ export async function markLateRollups(
     const { app, object_type, object_id, hour } = row;
     late.set(JSON.stringify([app, object_type, object_id, hour]), { app, object_type, object_id, hour });
   }
-  const rows = [...late.values()].map((row) => ({
+  // In key order, as ingest's other upserts: concurrent batches take their locks in one order.
+  const ordered = [...late.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  const rows = ordered.map((row) => ({
     workspace_id: workspaceId,
     received_hour: iso(received),
     ...row,
