@@ -9,6 +9,7 @@ import * as projectsProductsCalendar from './migrations/0006-projects-products-c
 import * as rateLimits from './migrations/0007-rate-limits.ts';
 import * as outboxRelay from './migrations/0009-outbox-relay.ts';
 import * as runs from './migrations/0010-runs.ts';
+import * as recordCounters from './migrations/0013-record-counters.ts';
 
 // The platform's migrations, and the history written before modules declared their own: these span
 // several modules, and installations recorded their names, so they stay here under those names. A
@@ -22,6 +23,7 @@ const platformMigrations: Record<string, Migration> = {
   '0007-rate-limits': rateLimits,
   '0009-outbox-relay': outboxRelay,
   '0010-runs': runs,
+  '0013-record-counters': recordCounters,
 };
 
 const NAME = /^(\d{4})-[a-z0-9]+(-[a-z0-9]+)*$/;
