@@ -4,6 +4,7 @@ import { lookupRequest } from '../admin/request-lookup.ts';
 import {
   createCredential,
   createWorkspace,
+  getWorkspace,
   listCredentials,
   listWorkspaces,
   type OperatorCall,
@@ -16,6 +17,7 @@ import { isScope, SCOPES } from '../core/catalogue.ts';
 import { systemClock } from '../core/clock.ts';
 import { ServiceError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
+import { rebuildRecordCounters } from '../core/record-counters.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { serve } from '../server.ts';
@@ -32,6 +34,7 @@ const USAGE = `Usage: wos <command>
   credential list WORKSPACE_ID
   credential revoke CREDENTIAL_ID
   request show REQUEST_ID
+  counters rebuild [WORKSPACE_ID]                                     recompute the record counters (all workspaces when none)
 
 Configuration comes from the environment (PORT, HOST, WOS_DATA_DIR, WOS_DATABASE_URL, ...); see README.md.`;
 
@@ -156,6 +159,9 @@ async function main(argv: string[]): Promise<void> {
       case 'credential revoke':
         await revokeCredential(call, need(target, 'CREDENTIAL_ID'));
         return print({ revoked: true, credential_id: target });
+      case 'counters rebuild':
+        if (target) await getWorkspace(database.db, target); // an unknown ID is an error, not a no-op
+        return print({ ...(await rebuildRecordCounters(database.db, target)), workspace_id: target ?? null });
       case 'request show':
         return print({ request: await lookupRequest(database.db, need(target, 'REQUEST_ID')) });
       default:

@@ -173,7 +173,8 @@ export function counterRecountSql(c: CountedRecords, workspaceId?: string): RawB
     ...(workspaceId === undefined ? [] : [sql`${sql.ref(`${c.table}.workspace_id`)} = ${workspaceId}`]),
     ...(cond ? [sql.raw(cond)] : []),
   ];
-  return sql`select ${sql.raw(`${c.table}.workspace_id, '${c.counter}', ${dimension(c, c.table)}, 0, count(*), coalesce(sum(${amount(c, c.table)}), 0)`)}
+  const columns = `${c.table}.workspace_id as workspace_id, '${c.counter}' as counter, ${dimension(c, c.table)} as dimension, 0 as slot, count(*) as n, coalesce(sum(${amount(c, c.table)}), 0) as amount`;
+  return sql`select ${sql.raw(columns)}
     from ${sql.table(c.table)} ${filters.length ? sql`where ${sql.join(filters, sql` and `)}` : sql``}
     group by ${sql.raw(`${c.table}.workspace_id${c.by ? `, ${c.table}.${c.by}` : ''}`)}`;
 }
