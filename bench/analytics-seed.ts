@@ -1,9 +1,15 @@
-// Direct writes for `npm run bench:analytics`: the seed of the reads (rollups, daily actors, raw events of a
-// few objects) as multi-row inserts in one transaction, and the yardstick of the ingest run, a bare
-// multi-row insert of app_events rows. SQLite through better-sqlite3, PostgreSQL through pg.
+// Direct writes for `npm run bench:analytics`: the seed of the reads (hourly and daily rollups, daily actor
+// sketches, raw events of a few objects) as multi-row inserts in one transaction, and the yardstick of the
+// ingest run, a bare multi-row insert of app_events rows. SQLite through better-sqlite3, PostgreSQL through pg.
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { newId } from '../src/core/ids.ts';
+import {
+  actorHash,
+  addHashes,
+  emptySketch,
+  encodeSketch,
+} from '../src/modules/product-analytics/actor-sketch.ts';
 import type { AppEventsTable } from '../src/modules/product-analytics/analytics-tables.ts';
 import {
   ACTOR_COLUMNS,
@@ -23,6 +29,8 @@ export interface Table {
   columns: readonly string[];
   /** Columns that are bigint on PostgreSQL (the rest are text). */
   numbers?: readonly string[];
+  /** Columns that are bytea on PostgreSQL (Buffers). */
+  bytes?: readonly string[];
 }
 
 const ROLLUPS: Table = {
@@ -45,9 +53,25 @@ const HOUR_TOTALS: Table = {
   columns: ['workspace_id', 'hour', 'app', 'event_name', 'events'],
   numbers: ['events'],
 };
-const ACTORS: Table = {
-  name: 'app_event_actors',
-  columns: ['workspace_id', 'app', 'object_type', 'object_id', 'day', 'actor'],
+const DAY_ROLLUPS: Table = {
+  name: 'app_event_day_rollups',
+  columns: [
+    'workspace_id',
+    'app',
+    'object_type',
+    'object_id',
+    'event_name',
+    'day',
+    'events',
+    'first_seen',
+    'last_seen',
+  ],
+  numbers: ['events'],
+};
+const ACTOR_SKETCHES: Table = {
+  name: 'app_event_actor_sketches',
+  columns: ['workspace_id', 'app', 'object_type', 'object_id', 'day', 'sketch'],
+  bytes: ['sketch'],
 };
 /** In the order of AppEventsTable. */
 export const EVENT_COLUMNS = [
@@ -138,7 +162,8 @@ export async function pgWriter(url: string, schema: string, rowsPerStatement = 5
   const buffers = new Map<Table, unknown[][]>();
   const write = async (table: Table, rows: unknown[][]) => {
     const types = table.columns.map(
-      (c, i) => `$${i + 1}::${table.numbers?.includes(c) ? 'bigint' : 'text'}[]`,
+      (c, i) =>
+        `$${i + 1}::${table.numbers?.includes(c) ? 'bigint' : table.bytes?.includes(c) ? 'bytea' : 'text'}[]`,
     );
     await client.query(
       `insert into ${table.name} (${table.columns.join(',')}) select * from unnest(${types.join(',')})`,
@@ -157,7 +182,9 @@ export async function pgWriter(url: string, schema: string, rowsPerStatement = 5
     finish: async () => {
       for (const [table, buffer] of buffers) if (buffer.length) await write(table, buffer);
       await client.query('commit');
-      await client.query('analyze app_event_rollups, app_event_hour_totals, app_event_actors, app_events');
+      await client.query(
+        'analyze app_event_rollups, app_event_day_rollups, app_event_hour_totals, app_event_actor_sketches, app_events',
+      );
       await client.end();
     },
   };
@@ -169,15 +196,17 @@ const RAW_RANKS = [100, 1_000];
 export interface SeedSummary {
   events: number;
   rollups: number;
+  /** Actor-days, before they become one sketch per object and day. */
   actors: number;
   rawEvents: number;
-  top: { key: ReturnType<typeof objectAt>; events: number };
+  /** The most popular object, its events and its exact distinct actors over the 30 days. */
+  top: { key: ReturnType<typeof objectAt>; events: number; actors: number };
   drill?: { key: ReturnType<typeof objectAt>; events: number };
 }
 
 /**
  * What `events` application events over `objects` objects in the last 30 days leave in the tables the
- * reads use (what ingest writes, less the event_id ledger): hourly rollups and daily actors of every object,
+ * reads use (what ingest writes, less the event_id ledger): hourly and daily rollups and daily actor sketches of every object,
  * hourly totals per app and event name, raw rows for the drill-down objects only.
  */
 export async function seedAppEvents(
@@ -199,7 +228,7 @@ export async function seedAppEvents(
     rollups: 0,
     actors: 0,
     rawEvents: 0,
-    top: { key: objectAt(0), events: perObject[0]! },
+    top: { key: objectAt(0), events: perObject[0]!, actors: 0 },
   };
   // Per hour, app and event name over every object (what the timeseries reads when no object filter is set).
   const hourTotals = new Map<string, number>();
@@ -214,9 +243,20 @@ export async function seedAppEvents(
       hourTotals.set(key, (hourTotals.get(key) ?? 0) + Number(events));
     }
     summary.rollups += rollups.length / ROLLUP_COLUMNS;
-    for (let i = 0; i < actors.length; i += ACTOR_COLUMNS) {
-      await writer.add(ACTORS, [workspaceId, ...actors.slice(i, i + ACTOR_COLUMNS)]);
+    for (const row of dayRollups(rollups)) await writer.add(DAY_ROLLUPS, [workspaceId, ...row]);
+    // Actors come sorted by day: one sketch per object and day, as ingest merges them.
+    const distinct = new Set<string>();
+    for (let i = 0; i < actors.length; ) {
+      const day = actors[i + 3]!;
+      const hashes: number[] = [];
+      for (; i < actors.length && actors[i + 3] === day; i += ACTOR_COLUMNS) {
+        hashes.push(actorHash(actors[i + 4]!));
+        if (rank === 0) distinct.add(actors[i + 4]!);
+      }
+      const sketch = encodeSketch(addHashes(emptySketch(), hashes));
+      await writer.add(ACTOR_SKETCHES, [workspaceId, ...actors.slice(i - ACTOR_COLUMNS, i - 1), sketch]);
     }
+    if (rank === 0) summary.top.actors = distinct.size;
     summary.actors += actors.length / ACTOR_COLUMNS;
     if (RAW_RANKS.includes(rank)) {
       summary.rawEvents += await seedRawEvents(writer, workspaceId, rank, rollups);
@@ -228,6 +268,32 @@ export async function seedAppEvents(
   }
   await writer.finish();
   return summary;
+}
+
+/** An object's hourly rollups summed per event name and UTC day, in primary-key order. */
+function dayRollups(rollups: (string | number)[]): (string | number)[][] {
+  const days = new Map<string, (string | number)[]>();
+  for (let i = 0; i < rollups.length; i += ROLLUP_COLUMNS) {
+    const [app, type, id, eventName, hour, events, first, last] = rollups.slice(i, i + ROLLUP_COLUMNS) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      number,
+      string,
+      string,
+    ];
+    const key = `${eventName}\u0000${hour.slice(0, 10)}`;
+    const day = days.get(key);
+    if (!day) days.set(key, [app, type, id, eventName, hour.slice(0, 10), events, first, last]);
+    else {
+      day[5] = Number(day[5]) + events;
+      if (first < String(day[6])) day[6] = first;
+      if (last > String(day[7])) day[7] = last;
+    }
+  }
+  return [...days.keys()].sort().map((key) => days.get(key)!);
 }
 
 /** Raw rows matching an object's rollups: each hour's events spread from its first_seen to its last_seen. */

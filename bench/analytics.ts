@@ -61,7 +61,8 @@ async function timedReads(url: string, key: string) {
 
 /** The reads must see the seed (it writes what ingest would): the top object, and every event over time. */
 function checkSeen(grouped: unknown, timeseries: unknown, seed: SeedSummary) {
-  const top = (grouped as { objects: { object_id: string; events: number }[] }).objects[0];
+  type Row = { object_id: string; events: number; unique_actors: number };
+  const top = (grouped as { objects: Row[] }).objects[0];
   if (top?.object_id !== seed.top.key.object_id || top.events !== seed.top.events) {
     throw new Error(
       `first page starts with ${JSON.stringify(top)}, the seed's top object is ${JSON.stringify(seed.top)}`,
@@ -71,6 +72,11 @@ function checkSeen(grouped: unknown, timeseries: unknown, seed: SeedSummary) {
   const total = points.reduce((sum, point) => sum + point.events, 0);
   if (total !== seed.events)
     throw new Error(`the timeseries counts ${total} events, the seed ${seed.events}`);
+  const error = (top.unique_actors - seed.top.actors) / seed.top.actors;
+  process.stdout.write(
+    `unique actors of the top object: ${count(top.unique_actors)} (sketch) vs ${count(seed.top.actors)} ` +
+      `(exact), error ${(error * 100).toFixed(2)}%\n`,
+  );
 }
 
 async function ingestOverRest(key: string, templates: string[][]) {
@@ -183,7 +189,7 @@ export async function analyticsBench(): Promise<void> {
     const seedSeconds = (Date.now() - started) / 1000;
     process.stdout.write(
       `\napp events (${dialect}): seeded ${count(seed.events)} events over ${count(OBJECTS)} objects in 30 days ` +
-        `as ${count(seed.rollups)} hourly rollups, ${count(seed.actors)} daily actors and ${count(seed.rawEvents)} ` +
+        `as ${count(seed.rollups)} hourly rollups, ${count(seed.actors)} actor-days (one sketch per object and day) and ${count(seed.rawEvents)} ` +
         `raw events (drill-down objects) in ${seedSeconds.toFixed(0)} s\n`,
     );
     const rebuild = await rebuildSnapshots(place);

@@ -1,6 +1,7 @@
 // Ingest of application events: single and batch, per-event rejections, dedupe (also under a race), API
 // keys and site keys, CORS, the workspace header, limits and validation modes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actorHash, decodeSketch, estimate } from '../src/modules/product-analytics/actor-sketch.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 let h: Harness;
@@ -162,9 +163,33 @@ describe('ingest with an API key', () => {
       .where('workspace_id', '=', own.id)
       .executeTakeFirstOrThrow();
     expect(Number(total.n)).toBe(6 * 300);
+    const daily = await h.db
+      .selectFrom('app_event_day_rollups')
+      .select((eb) => eb.fn.sum<number>('events').as('n'))
+      .where('workspace_id', '=', own.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(daily.n)).toBe(6 * 300);
+    // Every batch's actors merged into each object's daily sketch, none lost to a concurrent write-back.
+    const expected = new Map<string, Set<string>>();
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      for (const e of batch(seed)) {
+        const actors = expected.get(e.object_id) ?? new Set<string>();
+        actors.add((e as Record<string, unknown>).user_id as string);
+        expected.set(e.object_id, actors);
+      }
+    }
+    const sketches = await h.db
+      .selectFrom('app_event_actor_sketches')
+      .select(['object_id', 'sketch'])
+      .where('workspace_id', '=', own.id)
+      .execute();
+    expect(sketches.length).toBe(expected.size);
+    for (const row of sketches) {
+      expect(estimate(decodeSketch(row.sketch))).toBe(expected.get(row.object_id)!.size);
+    }
   });
 
-  it('keeps hourly rollups and daily actors in step with the stored events', async () => {
+  it('keeps hourly and daily rollups and daily actor sketches in step with the stored events', async () => {
     const own = await h.workspace('Rollups');
     const at = (time: string, actor: string) =>
       event(1, { occurred_at: `2026-11-21T${time}Z`, user_id: actor, event_name: 'order.viewed' });
@@ -204,13 +229,24 @@ describe('ingest with an API key', () => {
       ).body.points.map((p: { events: number }) => p.events);
     expect(await series('')).toEqual([0, 3, 1]);
     expect(await series('&object_type=order')).toEqual([0, 3, 1]);
-    const actors = await h.db
-      .selectFrom('app_event_actors')
-      .select('actor')
+    const days = await h.db
+      .selectFrom('app_event_day_rollups')
+      .selectAll()
       .where('workspace_id', '=', own.id)
-      .orderBy('actor')
       .execute();
-    expect(actors.map((a) => a.actor)).toEqual(['u1', 'u2']);
+    expect(days.map((d) => [d.day, d.event_name, Number(d.events), d.first_seen, d.last_seen])).toEqual([
+      ['2026-11-21', 'order.viewed', 4, '2026-11-21T09:05:00.000Z', '2026-11-21T10:01:00.000Z'],
+    ]);
+    const sketches = await h.db
+      .selectFrom('app_event_actor_sketches')
+      .selectAll()
+      .where('workspace_id', '=', own.id)
+      .execute();
+    expect(sketches.map((row) => row.day)).toEqual(['2026-11-21']);
+    const sketch = decodeSketch(sketches[0]!.sketch);
+    expect(sketch.kind === 'sparse' && [...sketch.hashes].sort()).toEqual(
+      [actorHash('u1'), actorHash('u2')].sort(),
+    );
   });
 
   it('checks the workspace header, the scope and the module', async () => {

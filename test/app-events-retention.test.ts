@@ -1,5 +1,5 @@
 // Retention of application events: raw events and their event_id ledger after the workspace's retention
-// (the operator may set a workspace's own), rollups and actors after two years, by the hourly job.
+// (the operator may set a workspace's own), rollups and actor sketches after two years, by the hourly job.
 
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -23,7 +23,13 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const count = async (table: 'app_events' | 'app_event_ids' | 'app_event_rollups', workspaceId: string) =>
+type Counted =
+  | 'app_events'
+  | 'app_event_ids'
+  | 'app_event_rollups'
+  | 'app_event_day_rollups'
+  | 'app_event_actor_sketches';
+const count = async (table: Counted, workspaceId: string) =>
   Number(
     (
       await h.db
@@ -66,6 +72,8 @@ describe('app event retention', () => {
     }, WAIT);
     expect(await count('app_events', longer.id)).toBe(1);
     expect(await count('app_event_rollups', standard.id)).toBe(2);
+    expect(await count('app_event_day_rollups', standard.id)).toBe(2);
+    expect(await count('app_event_actor_sketches', standard.id)).toBe(2);
     // An event older than the retention is refused at ingest: its event_id may have been forgotten.
     const late = await h.request('POST', '/v1/insights/app-events', {
       token: standard.apiKey,
@@ -85,6 +93,8 @@ describe('app event retention', () => {
     await h.worker!.tick();
     await vi.waitFor(async () => {
       expect(await count('app_event_rollups', standard.id)).toBe(0);
+      expect(await count('app_event_day_rollups', standard.id)).toBe(0);
+      expect(await count('app_event_actor_sketches', standard.id)).toBe(0);
       expect(await count('app_events', longer.id)).toBe(0);
     }, WAIT);
   });

@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { groupCommit, type TransactionRunner } from './group-commit.ts';
 import { postgresHeavyReads, sqliteHeavyReads } from './heavy-reads.ts';
+import { SearchPathPostgresDialect } from './postgres-dialect.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
 
@@ -73,7 +74,7 @@ export function openDatabase(config: Config): Database {
       max: config.databasePoolSize,
       ...(config.databaseSchema ? { options: `-c search_path=${config.databaseSchema}` } : {}),
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new SearchPathPostgresDialect({ pool }) });
     const heavy = postgresHeavyReads(config);
     return {
       db,

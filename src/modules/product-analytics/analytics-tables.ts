@@ -98,15 +98,29 @@ export interface AppEventHourTotalsTable {
   events: number;
 }
 
-/** Distinct actors (user_id, else anonymous_id) of an object per UTC day: exact unique counts. */
-export interface AppEventActorsTable {
+/** Events of an object per event name and UTC day: the hourly rollups summed by day, kept with them. */
+export interface AppEventDayRollupsTable {
+  workspace_id: string;
+  app: string;
+  object_type: string;
+  object_id: string;
+  event_name: string;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  events: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** Distinct actors (user_id, else anonymous_id) of an object per UTC day, as a sketch (actor-sketch.ts). */
+export interface AppEventActorSketchesTable {
   workspace_id: string;
   app: string;
   object_type: string;
   object_id: string;
   /** YYYY-MM-DD (UTC). */
   day: string;
-  actor: string;
+  sketch: Buffer;
 }
 
 /**
@@ -163,7 +177,8 @@ export interface ProductAnalyticsTables {
   app_event_ids: AppEventIdsTable;
   app_event_rollups: AppEventRollupsTable;
   app_event_hour_totals: AppEventHourTotalsTable;
-  app_event_actors: AppEventActorsTable;
+  app_event_day_rollups: AppEventDayRollupsTable;
+  app_event_actor_sketches: AppEventActorSketchesTable;
   app_event_object_windows: AppEventObjectWindowsTable;
   app_event_object_window_state: AppEventObjectWindowStateTable;
   app_event_late_rollups: AppEventLateRollupsTable;

@@ -4,16 +4,10 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageRequest } from '../.
 import { Strict } from '../../core/schema.ts';
 import { iso, resolveWindow, type Window, windowText } from './app-event-window.ts';
 import { ObjectBody, ObjectInput } from './object-analytics-schemas.ts';
-import {
-  type EventAfter,
-  objectEvents,
-  objectIsKnown,
-  objectKeyText,
-  objectTotals,
-  uniqueActors,
-} from './object-analytics-store.ts';
+import { type EventAfter, objectEvents, objectIsKnown, objectKeyText } from './object-analytics-store.ts';
+import { countsByEventName, uniqueActors } from './object-page-store.ts';
 
-// One object's drill-down: totals and counts per event name from the rollups, its raw events newest first.
+// One object's drill-down: totals and counts per event name from the daily and hourly rollups, its raw events newest first.
 
 const NAME = 'get_app_event_object';
 
@@ -49,14 +43,14 @@ export const getAppEventObject = defineOperation({
     const text = windowText(window);
     const limit = request.limit ?? DEFAULT_PAGE_SIZE;
     const key = { app: input.app, object_type: input.object_type, object_id: input.object_id };
-    const [byEvent, actors, rows] = await Promise.all([
-      objectTotals(ctx.db, ctx.workspaceId, key, input.event_name, text),
+    const [counts, actors, rows] = await Promise.all([
+      countsByEventName(ctx.db, ctx.workspaceId, [key], input.event_name, text),
       uniqueActors(ctx.db, ctx.workspaceId, [key], text),
       objectEvents(ctx.db, ctx.workspaceId, key, input.event_name, text, cursor?.after, limit + 1),
     ]);
+    const byEvent = counts.get(objectKeyText(key)) ?? [];
     // Nothing in the window: zeros for an object that had events before, 404 for one that never had any.
     if (!byEvent.length && !(await objectIsKnown(ctx.db, ctx.workspaceId, key))) throw notFound('object');
-    byEvent.sort((a, b) => b.events - a.events || (a.event_name < b.event_name ? -1 : 1));
     const seen = byEvent.flatMap((row) => [row.first_seen, row.last_seen]).sort();
     const events = rows.slice(0, limit);
     const body: Record<string, unknown> = {

@@ -1,12 +1,18 @@
 // One event's checks and the rows a batch writes: raw rows, hourly rollups summed in memory (one upsert
-// per group), distinct actors per object and day. Pure functions: ingest.ts runs them, the store writes.
+// per group) and daily ones, actors per object and day. Pure functions: ingest.ts runs them, the store writes.
 import type { Static } from '@sinclair/typebox';
 import type { FieldError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { compileSchema, nulFieldErrors, toFieldErrors } from '../../core/schema.ts';
+import { actorHash } from './actor-sketch.ts';
 import { AppEventInput } from './analytics-schemas.ts';
-import type { AppEventHourTotalsTable, AppEventRollupsTable, AppEventsTable } from './analytics-tables.ts';
-import type { ActorRow } from './app-event-store.ts';
+import type {
+  AppEventDayRollupsTable,
+  AppEventHourTotalsTable,
+  AppEventRollupsTable,
+  AppEventsTable,
+} from './analytics-tables.ts';
+import type { ActorDay } from './app-event-store.ts';
 
 export type AppEvent = Static<typeof AppEventInput>;
 
@@ -150,24 +156,42 @@ export function hourTotalsOf(rollups: AppEventRollupsTable[]): AppEventHourTotal
   return [...groups.values()];
 }
 
-/** The batch's distinct actors (user_id, else anonymous_id) per object and UTC day. */
-export function actorsOf(rows: AppEventsTable[]): ActorRow[] {
-  const actors = new Map<string, ActorRow>();
+/** The batch's daily rollups, from its hourly ones. */
+export function dayRollupsOf(rollups: AppEventRollupsTable[]): AppEventDayRollupsTable[] {
+  const groups = new Map<string, AppEventDayRollupsTable>();
+  for (const row of rollups) {
+    const day = row.hour.slice(0, 10);
+    const key = [row.app, row.object_type, row.object_id, row.event_name, day].join(SEP);
+    const group = groups.get(key);
+    if (!group) {
+      const { hour: _hour, ...rest } = row;
+      groups.set(key, { ...rest, day });
+      continue;
+    }
+    group.events += row.events;
+    if (row.first_seen < group.first_seen) group.first_seen = row.first_seen;
+    if (row.last_seen > group.last_seen) group.last_seen = row.last_seen;
+  }
+  return [...groups.values()];
+}
+
+/** The batch's actors (user_id, else anonymous_id) per object and UTC day, hashed for the sketches. */
+export function actorsOf(rows: AppEventsTable[]): ActorDay[] {
+  const days = new Map<string, { day: ActorDay; seen: Set<string> }>();
   for (const row of rows) {
     const actor = row.user_id ?? row.anonymous_id;
     if (actor === null) continue;
     const day = row.occurred_at.slice(0, 10);
-    const key = [row.app, row.object_type, row.object_id, day, actor].join(SEP);
-    if (!actors.has(key)) {
-      actors.set(key, {
-        workspace_id: row.workspace_id,
-        app: row.app,
-        object_type: row.object_type,
-        object_id: row.object_id,
-        day,
-        actor,
-      });
+    const key = [row.app, row.object_type, row.object_id, day].join(SEP);
+    let group = days.get(key);
+    if (!group) {
+      const entry = { app: row.app, object_type: row.object_type, object_id: row.object_id, day, hashes: [] };
+      group = { day: entry, seen: new Set() };
+      days.set(key, group);
     }
+    if (group.seen.has(actor)) continue;
+    group.seen.add(actor);
+    group.day.hashes.push(actorHash(actor));
   }
-  return [...actors.values()];
+  return [...days.values()].map(({ day }) => day);
 }

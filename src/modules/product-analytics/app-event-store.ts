@@ -1,9 +1,11 @@
-// Queries of application events: the ingest write (event_id ledger, raw rows, hourly rollups, daily
-// actors, site counters) and retention. Every function takes the workspace ID, or says it is a system
+// Queries of application events: the ingest write (event_id ledger, raw rows, hourly and daily rollups,
+// daily actor sketches, site counters) and retention. Every function takes the workspace ID, or says it is a system
 // sweep across workspaces.
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
+import { addHashes, decodeSketch, emptySketch, encodeSketch, mergeSketch } from './actor-sketch.ts';
 import type {
+  AppEventDayRollupsTable,
   AppEventHourTotalsTable,
   AppEventRollupsTable,
   AppEventsTable,
@@ -95,25 +97,90 @@ export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTabl
   }
 }
 
-export interface ActorRow {
-  workspace_id: string;
+/** Adds a batch's daily rollups (summed per group in memory from its hourly ones): one upsert per group. */
+export async function addDayRollups(db: Kysely<DB>, rows: AppEventDayRollupsTable[]): Promise<void> {
+  const ordered = inKeyOrder(rows, (r) => [r.app, r.object_type, r.object_id, r.event_name, r.day]);
+  for (const part of chunks(ordered)) {
+    await db
+      .insertInto('app_event_day_rollups')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'app', 'object_type', 'object_id', 'event_name', 'day']).doUpdateSet({
+          events: sql`app_event_day_rollups.events + excluded.events`,
+          first_seen: sql`case when excluded.first_seen < app_event_day_rollups.first_seen
+            then excluded.first_seen else app_event_day_rollups.first_seen end`,
+          last_seen: sql`case when excluded.last_seen > app_event_day_rollups.last_seen
+            then excluded.last_seen else app_event_day_rollups.last_seen end`,
+        }),
+      )
+      .execute();
+  }
+}
+
+/** The actors a batch saw of one object on one UTC day, as their hashes (actor-sketch.ts). */
+export interface ActorDay {
   app: string;
   object_type: string;
   object_id: string;
   day: string;
-  actor: string;
+  hashes: number[];
 }
 
-export async function addActors(db: Kysely<DB>, rows: ActorRow[]): Promise<void> {
-  const ordered = inKeyOrder(rows, (r) => [r.app, r.object_type, r.object_id, r.day, r.actor]);
+/**
+ * Merges a batch's actors into the daily sketches. A first upsert, in key order, inserts the batch's own
+ * sketch or locks the existing row unchanged and returns it (a sketch merged with itself is itself, so both
+ * cases merge the same way); a second writes back the rows the merge grew. Locks are taken in one order, so
+ * concurrent batches on PostgreSQL wait for each other instead of deadlocking.
+ */
+export async function addActorSketches(db: Kysely<DB>, workspaceId: string, days: ActorDay[]): Promise<void> {
+  const ordered = inKeyOrder(days, (d) => [d.app, d.object_type, d.object_id, d.day]);
+  const keyText = (r: { app: string; object_type: string; object_id: string; day: string }) =>
+    [r.app, r.object_type, r.object_id, r.day].join('\u0000');
   for (const part of chunks(ordered)) {
+    const own = new Map(part.map((d) => [keyText(d), addHashes(emptySketch(), d.hashes)]));
+    const current = await db
+      .insertInto('app_event_actor_sketches')
+      .values(
+        part.map((d) => ({
+          workspace_id: workspaceId,
+          app: d.app,
+          object_type: d.object_type,
+          object_id: d.object_id,
+          day: d.day,
+          sketch: encodeSketch(own.get(keyText(d))!),
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['workspace_id', 'app', 'object_type', 'object_id', 'day'])
+          .doUpdateSet({ sketch: sql`app_event_actor_sketches.sketch` }),
+      )
+      .returning(['app', 'object_type', 'object_id', 'day', 'sketch'])
+      .execute();
+    const grown = current.flatMap((row) => {
+      const before = Buffer.from(row.sketch);
+      const merged = encodeSketch(mergeSketch(decodeSketch(row.sketch), own.get(keyText(row))!));
+      return merged.equals(before) ? [] : [{ workspace_id: workspaceId, ...keyOf(row), sketch: merged }];
+    });
+    if (!grown.length) continue;
     await db
-      .insertInto('app_event_actors')
-      .values(part)
-      .onConflict((oc) => oc.doNothing())
+      .insertInto('app_event_actor_sketches')
+      .values(inKeyOrder(grown, (r) => [r.app, r.object_type, r.object_id, r.day]))
+      .onConflict((oc) =>
+        oc
+          .columns(['workspace_id', 'app', 'object_type', 'object_id', 'day'])
+          .doUpdateSet({ sketch: sql`excluded.sketch` }),
+      )
       .execute();
   }
 }
+
+const keyOf = (r: { app: string; object_type: string; object_id: string; day: string }) => ({
+  app: r.app,
+  object_type: r.object_type,
+  object_id: r.object_id,
+  day: r.day,
+});
 
 /** Adds `events` to a site's counter of one bucket and returns the new total. */
 export async function countSiteEvents(
@@ -216,10 +283,10 @@ export async function deleteOlderThan(
 export async function deleteOldestBucket(
   db: Kysely<DB>,
   workspaceId: string,
-  table: 'app_event_rollups' | 'app_event_hour_totals' | 'app_event_actors',
+  table: 'app_event_rollups' | 'app_event_hour_totals' | 'app_event_day_rollups' | 'app_event_actor_sketches',
   cutoff: string,
 ): Promise<number> {
-  const column = table === 'app_event_actors' ? 'day' : 'hour';
+  const column = table === 'app_event_rollups' || table === 'app_event_hour_totals' ? 'hour' : 'day';
   const oldest = await db
     .selectFrom(table)
     .select(column)

@@ -5,6 +5,7 @@ import { appEventRetentionJob, appEventRetentionSweep } from './app-event-retent
 import { getAppEventSettings, updateAppEventSettings } from './app-event-settings.ts';
 import { ingestAppEvents } from './ingest.ts';
 import * as productAnalytics from './migrations/0011-product-analytics.ts';
+import * as appEventDaily from './migrations/0015-app-event-daily.ts';
 import { objectAnalyticsOperations } from './object-analytics.ts';
 import { objectWindowsJob, objectWindowsSweep } from './object-window-job.ts';
 import { siteOperations, siteRecordTypes } from './sites.ts';
@@ -15,7 +16,7 @@ const identity = { name: 'product_analytics_bi', scopes: ['bi:read', 'bi:write']
 
 export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAnalyticsTables> = {
   ...identity,
-  migrations: { '0011-product-analytics': productAnalytics },
+  migrations: { '0011-product-analytics': productAnalytics, '0015-app-event-daily': appEventDaily },
   operations: [
     ingestAppEvents,
     getAppEventSettings,

@@ -6,9 +6,18 @@ import { findRow } from '../../db/find-row.ts';
 import { checkEvents } from '../analytics-governance/event-checker.ts';
 import { AppEventInput, IngestResultSchema } from './analytics-schemas.ts';
 import type { AnalyticsSitesTable } from './analytics-tables.ts';
-import { type AppEvent, actorsOf, eventErrors, hourTotalsOf, rollupsOf, toRow } from './app-event-rows.ts';
 import {
-  addActors,
+  type AppEvent,
+  actorsOf,
+  dayRollupsOf,
+  eventErrors,
+  hourTotalsOf,
+  rollupsOf,
+  toRow,
+} from './app-event-rows.ts';
+import {
+  addActorSketches,
+  addDayRollups,
   addHourTotals,
   addRollups,
   claimEventIds,
@@ -183,7 +192,8 @@ export const ingestAppEvents = defineOperation({
     await addHourTotals(ctx.db, hourTotalsOf(rollups));
     // Late events (hours before the previous one) only: Object Analytics snapshots recount their objects.
     await markLateRollups(ctx.db, ctx.workspaceId, rollups, ctx.now);
-    await addActors(ctx.db, actorsOf(rows));
+    await addDayRollups(ctx.db, dayRollupsOf(rollups));
+    await addActorSketches(ctx.db, ctx.workspaceId, actorsOf(rows));
     ctx.audit({ targetType: 'app_events', targetId: source.sourceId, action: 'ingest' });
     return {
       body: { accepted: rows.length, duplicates: valid.length - rows.length, rejected },

@@ -32,7 +32,7 @@ type Rollups = ExpressionBuilder<DB, 'app_event_rollups'>;
  * window; reads of known objects compare the time through this so the primary key is used.
  */
 
-const noIndex = (column: 'hour' | 'day') => sql<string>`(${sql.ref(column)} || '')`;
+export const noIndex = (column: 'hour' | 'day') => sql<string>`(${sql.ref(column)} || '')`;
 
 /**
  * Rollups of the window with the filters. `objects`: the query names whole object keys (one object, or a
@@ -135,92 +135,7 @@ export async function rankObjects(
   return rows.map((row) => ({ ...row, events: Number(row.events) }));
 }
 
-export interface EventCount {
-  event_name: string;
-  events: number;
-}
-
 const keyOf = (row: ObjectKey) => JSON.stringify([row.app, row.object_type, row.object_id]);
-
-export interface ObjectEvents {
-  /** Events per event name, most frequent first. */
-  counts: EventCount[];
-  first_seen: string;
-}
-
-/** Events per event name of each object in the window, and its first seen: one query for all of them. */
-export async function eventCounts(
-  db: Kysely<DB>,
-  workspaceId: string,
-  keys: ObjectKey[],
-  filters: ObjectFilters,
-  window: WindowText,
-): Promise<Map<string, ObjectEvents>> {
-  const out = new Map<string, ObjectEvents>();
-  if (!keys.length) return out;
-  // One branch per object: each reads its own rows through the primary key (an OR of keys would not).
-  const branches = keys.map((key) =>
-    rollupsIn(db, workspaceId, { ...key, event_name: filters.event_name }, window, true)
-      .select((eb) => [
-        'app',
-        'object_type',
-        'object_id',
-        'event_name',
-        eb.fn.sum<number | string>('events').as('events'),
-        eb.fn.min<string>('first_seen').as('first_seen'),
-      ])
-      .groupBy(['app', 'object_type', 'object_id', 'event_name']),
-  );
-  const rows = await branches
-    .slice(1)
-    .reduce((all, branch) => all.unionAll(branch), branches[0]!)
-    .execute();
-  for (const row of rows) {
-    const entry = out.get(keyOf(row)) ?? { counts: [], first_seen: row.first_seen };
-    entry.counts.push({ event_name: row.event_name, events: Number(row.events) });
-    if (row.first_seen < entry.first_seen) entry.first_seen = row.first_seen;
-    out.set(keyOf(row), entry);
-  }
-  // Most frequent first, then by name: a stable order for equal counts.
-  for (const { counts } of out.values()) {
-    counts.sort((a, b) => b.events - a.events || (a.event_name < b.event_name ? -1 : 1));
-  }
-  return out;
-}
-
-/** Distinct actors of each object over the window's UTC days (exact): one query for all of them. */
-export async function uniqueActors(
-  db: Kysely<DB>,
-  workspaceId: string,
-  keys: ObjectKey[],
-  window: WindowText,
-): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (!keys.length) return out;
-  const branches = keys.map((key) =>
-    db
-      .selectFrom('app_event_actors')
-      .where('workspace_id', '=', workspaceId)
-      .where('app', '=', key.app)
-      .where('object_type', '=', key.object_type)
-      .where('object_id', '=', key.object_id)
-      .where(noIndex('day'), '>=', window.fromDay)
-      .where(noIndex('day'), '<=', window.toDay)
-      .select((eb) => [
-        'app',
-        'object_type',
-        'object_id',
-        eb.fn.count<number | string>('actor').distinct().as('actors'),
-      ])
-      .groupBy(['app', 'object_type', 'object_id']),
-  );
-  const rows = await branches
-    .slice(1)
-    .reduce((all, branch) => all.unionAll(branch), branches[0]!)
-    .execute();
-  for (const row of rows) out.set(keyOf(row), Number(row.actors));
-  return out;
-}
 
 export { keyOf as objectKeyText };
 
@@ -265,26 +180,6 @@ export async function objectIsKnown(db: Kysely<DB>, workspaceId: string, key: Ob
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-/** One object's events per name in the window, with first and last seen. */
-export async function objectTotals(
-  db: Kysely<DB>,
-  workspaceId: string,
-  key: ObjectKey,
-  eventName: string | undefined,
-  window: WindowText,
-) {
-  const rows = await rollupsIn(db, workspaceId, { ...key, event_name: eventName }, window, true)
-    .select((eb) => [
-      'event_name',
-      eb.fn.sum<number | string>('events').as('events'),
-      eb.fn.min<string>('first_seen').as('first_seen'),
-      eb.fn.max<string>('last_seen').as('last_seen'),
-    ])
-    .groupBy('event_name')
-    .execute();
-  return rows.map((row) => ({ ...row, events: Number(row.events) }));
 }
 
 export interface EventAfter {

@@ -6,13 +6,8 @@ import { getAppEventObject } from './app-event-object.ts';
 import { getAppEventTimeseries } from './app-event-timeseries.ts';
 import { iso, resolveWindow, type Window, windowText } from './app-event-window.ts';
 import { GroupedBody, GroupedInput } from './object-analytics-schemas.ts';
-import {
-  eventCounts,
-  objectKeyText,
-  type RankAfter,
-  rankObjects,
-  uniqueActors,
-} from './object-analytics-store.ts';
+import { objectKeyText, type RankAfter, rankObjects } from './object-analytics-store.ts';
+import { countsByEventName, uniqueActors } from './object-page-store.ts';
 import { rankFromSnapshot } from './object-window-read.ts';
 
 // Object Analytics: the grouped view of application events per object (app + object_type + object_id),
@@ -77,20 +72,24 @@ export const queryObjectAnalytics = defineOperation({
       (await rankObjects(ctx.db, ctx.workspaceId, input, text, sort, cursor?.after, limit + 1));
     const page = ranked.slice(0, limit);
     const [counts, actors] = await Promise.all([
-      eventCounts(ctx.db, ctx.workspaceId, page, input, text),
+      countsByEventName(ctx.db, ctx.workspaceId, page, input.event_name, text),
       uniqueActors(ctx.db, ctx.workspaceId, page, text),
     ]);
     const objects = page.map((row) => {
-      const events = counts.get(objectKeyText(row));
+      const byName = counts.get(objectKeyText(row)) ?? [];
+      const firstSeen = byName.reduce<string | undefined>(
+        (first, { first_seen }) => (first === undefined || first_seen < first ? first_seen : first),
+        undefined,
+      );
       return {
         app: row.app,
         object_type: row.object_type,
         object_id: row.object_id,
         events: row.events,
         unique_actors: actors.get(objectKeyText(row)) ?? 0,
-        first_seen: events?.first_seen ?? row.last_seen,
+        first_seen: firstSeen ?? row.last_seen,
         last_seen: row.last_seen,
-        top_events: (events?.counts ?? []).slice(0, 5),
+        top_events: byName.slice(0, 5).map(({ event_name, events }) => ({ event_name, events })),
       };
     });
     const body: Record<string, unknown> = { objects, from: iso(window.from), to: iso(window.to) };

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ActorSketch,
+  actorHash,
+  addHashes,
+  decodeSketch,
+  emptySketch,
+  encodeSketch,
+  estimate,
+  mergeSketch,
+} from './actor-sketch.ts';
+
+const sketchOf = (actors: string[]): ActorSketch => addHashes(emptySketch(), actors.map(actorHash));
+const actors = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+describe('actor sketch', () => {
+  it('is exact while sparse, and ignores repeats', () => {
+    const sketch = sketchOf([...actors('user_', 300), ...actors('user_', 300)]);
+    expect(sketch.kind).toBe('sparse');
+    expect(estimate(sketch)).toBe(300);
+  });
+
+  it('survives encoding, sparse and dense', () => {
+    for (const n of [0, 5, 513, 20_000]) {
+      const sketch = sketchOf(actors('a', n));
+      const back = decodeSketch(encodeSketch(sketch));
+      expect(back.kind).toBe(sketch.kind);
+      expect(estimate(back)).toBe(estimate(sketch));
+    }
+  });
+
+  it('merges days into the union of their actors (overlaps counted once)', () => {
+    // 30 days of 2,000 actors each from a pool of 20,000: the union is the whole pool.
+    let union = emptySketch();
+    for (let day = 0; day < 30; day++) {
+      const ids = Array.from({ length: 2000 }, (_, i) => `user_${(day * 1733 + i * 7) % 20_000}`);
+      union = mergeSketch(union, decodeSketch(encodeSketch(sketchOf(ids))));
+    }
+    const exact = new Set<string>();
+    for (let day = 0; day < 30; day++)
+      for (let i = 0; i < 2000; i++) exact.add(`user_${(day * 1733 + i * 7) % 20_000}`);
+    expect(Math.abs(estimate(union) - exact.size) / exact.size).toBeLessThan(0.05);
+  });
+
+  // The test set documented in docs/contract.md: relative error at several sizes stays within 3 standard
+  // errors (4.9%) of HyperLogLog with 4,096 registers.
+  it('estimates within a few percent on the documented test set', () => {
+    for (const n of [600, 2_000, 10_000, 50_000, 200_000]) {
+      const error = Math.abs(estimate(sketchOf(actors(`set${n}_`, n))) - n) / n;
+      expect(error).toBeLessThan(0.049);
+    }
+  });
+
+  it('a sparse sketch merged into a dense one, and the reverse, agree', () => {
+    const big = sketchOf(actors('x', 5000));
+    const small = sketchOf(actors('y', 100));
+    const one = mergeSketch(sketchOf(actors('x', 5000)), small);
+    const two = mergeSketch(sketchOf(actors('y', 100)), big);
+    expect(estimate(one)).toBe(estimate(two));
+  });
+});
