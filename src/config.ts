@@ -37,6 +37,10 @@ export interface Config {
   vapidSubject: string | undefined;
   /** Days raw application events are kept (WOS_APP_EVENT_RETENTION_DAYS, default 90; the operator can set a workspace's own). */
   appEventRetentionDays: number;
+  /** Days raw call events are kept (WOS_CALL_EVENT_RETENTION_DAYS, default 400); monthly aggregates are kept forever. */
+  callEventRetentionDays: number;
+  /** Days audit events are kept (WOS_AUDIT_RETENTION_DAYS); null, the default: kept forever. */
+  auditRetentionDays: number | null;
   /** Origins every /v1 route sends CORS grants to (WOS_CORS_ORIGINS, comma-separated; default none). */
   corsOrigins: string[];
   /** Time limit of one heavy-read query, in ms (WOS_HEAVY_READ_TIMEOUT_MS, default 30 s). */
@@ -144,6 +148,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     vapidSubject: env.WOS_VAPID_SUBJECT || undefined,
     appEventRetentionDays:
       integer(env.WOS_APP_EVENT_RETENTION_DAYS, 90, 'WOS_APP_EVENT_RETENTION_DAYS') || 90,
+    callEventRetentionDays:
+      integer(env.WOS_CALL_EVENT_RETENTION_DAYS, 400, 'WOS_CALL_EVENT_RETENTION_DAYS') || 400,
+    auditRetentionDays: integer(env.WOS_AUDIT_RETENTION_DAYS, 0, 'WOS_AUDIT_RETENTION_DAYS') || null,
     corsOrigins: (env.WOS_CORS_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())

@@ -21,6 +21,8 @@ const RELEASED = [
   '0009-outbox-relay',
   '0010-runs',
   '0011-product-analytics',
+  '0013-record-counters',
+  '0014-retention',
 ];
 
 const noop = { up: async () => {} };

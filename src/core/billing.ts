@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { Workspace } from './auth.ts';
+import { monthBilledUnits } from './call-event-months.ts';
 import type { OperationDefinition, OperationResult } from './define-operation.ts';
 import { fail } from './errors.ts';
 import { countRecords, type RecordType } from './record-types.ts';
@@ -139,20 +140,17 @@ export async function consumeUnits(
   }
 }
 
-/** When an operator sets a cap, the month's counter starts from the usage already recorded. */
+/**
+ * When an operator sets a cap, the month's counter starts from the usage already recorded: the raw call
+ * events still kept plus what retention rolled up of the month (a short WOS_CALL_EVENT_RETENTION_DAYS may
+ * have moved part of the current month already).
+ */
 export async function seedMonthCounter(db: Kysely<DB>, workspaceId: string, now: Date): Promise<void> {
   const period = billingPeriod(now);
-  const row = await db
-    .selectFrom('call_events')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('billed_units'), eb.lit(0)).as('units'))
-    .where('workspace_id', '=', workspaceId)
-    .where('occurred_at', '>=', `${period}-01T00:00:00.000Z`)
-    .executeTakeFirstOrThrow();
+  const units = await monthBilledUnits(db, workspaceId, period);
   await db
     .insertInto('billing_usage')
-    .values({ workspace_id: workspaceId, period, billed_units: Number(row.units) })
-    .onConflict((oc) =>
-      oc.columns(['workspace_id', 'period']).doUpdateSet({ billed_units: Number(row.units) }),
-    )
+    .values({ workspace_id: workspaceId, period, billed_units: units })
+    .onConflict((oc) => oc.columns(['workspace_id', 'period']).doUpdateSet({ billed_units: units }))
     .execute();
 }

@@ -10,6 +10,7 @@ import * as rateLimits from './migrations/0007-rate-limits.ts';
 import * as outboxRelay from './migrations/0009-outbox-relay.ts';
 import * as runs from './migrations/0010-runs.ts';
 import * as recordCounters from './migrations/0013-record-counters.ts';
+import * as retention from './migrations/0014-retention.ts';
 
 // The platform's migrations, and the history written before modules declared their own: these span
 // several modules, and installations recorded their names, so they stay here under those names. A
@@ -24,6 +25,7 @@ const platformMigrations: Record<string, Migration> = {
   '0009-outbox-relay': outboxRelay,
   '0010-runs': runs,
   '0013-record-counters': recordCounters,
+  '0014-retention': retention,
 };
 
 const NAME = /^(\d{4})-[a-z0-9]+(-[a-z0-9]+)*$/;

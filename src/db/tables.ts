@@ -135,6 +135,27 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+/**
+ * Call events rolled up per month, workspace, route, method, kind and credential path: written by the
+ * retention job in the transaction that deletes the raw rows it counts (src/core/call-event-months.ts), so
+ * a month's usage is these rows plus the raw rows still kept, and kept forever.
+ */
+export interface CallEventMonthsTable {
+  workspace_id: string;
+  /** YYYY-MM of occurred_at (UTC). */
+  month: string;
+  route: string;
+  method: string;
+  kind: string;
+  credential_path: string;
+  calls: number;
+  /** Calls answered with an HTTP status of 400 or more. */
+  failed_calls: number;
+  units: number;
+  billed_units: number;
+  duration_ms: number;
+}
+
 export interface BillingUsageTable {
   workspace_id: string;
   period: string;
@@ -146,6 +167,7 @@ export interface PlatformTables {
   workspaces: WorkspacesTable;
   credentials: CredentialsTable;
   call_events: CallEventsTable;
+  call_event_months: CallEventMonthsTable;
   audit_events: AuditEventsTable;
   outbox_events: OutboxEventsTable;
   outbox_consumptions: OutboxConsumptionsTable;

@@ -2,6 +2,7 @@
 // (WOS_APP_EVENT_RETENTION_DAYS, or the operator's entitlement app_event_retention_days), rollups and
 // actors for two years, in bounded batches. On PostgreSQL whole month partitions older than every
 // workspace's retention are dropped, and the coming months' partitions are made ahead of their events.
+import { dropMonthPartitionsBefore, ensureMonthPartitions } from '../../db/month-partitions.ts';
 import { everyInterval } from '../../jobs/interval-task.ts';
 import type { JobDefinition } from '../../jobs/types.ts';
 import {
@@ -11,7 +12,6 @@ import {
   retentionOf,
   workspacesForRetention,
 } from './app-event-store.ts';
-import { dropMonthPartitionsBefore, ensureMonthPartitions } from './partition-store.ts';
 
 const DAY_MS = 86_400_000;
 const AGGREGATE_DAYS = 731;
@@ -47,8 +47,7 @@ export const appEventRetentionJob: JobDefinition<Record<string, never>> = {
       const cutoffs = {
         app_event_rollups: aggregateCutoff,
         app_event_hour_totals: aggregateCutoff,
-        app_event_day_rollups: aggregateCutoff.slice(0, 10),
-        app_event_actor_sketches: aggregateCutoff.slice(0, 10),
+        app_event_actors: aggregateCutoff.slice(0, 10),
       };
       for (const [table, cutoff] of Object.entries(cutoffs) as [keyof typeof cutoffs, string][]) {
         for (let i = 0; i < MAX_BATCHES && !job.signal.aborted; i++) {
@@ -59,8 +58,17 @@ export const appEventRetentionJob: JobDefinition<Record<string, never>> = {
       }
     }
     await deleteOldSiteCounters(env.db, now, SYSTEM);
-    const dropped = await dropMonthPartitionsBefore(env.db, new Date(now.getTime() - longest * DAY_MS));
-    const created = await ensureMonthPartitions(env.db, now, new Date(now.getTime() + 62 * DAY_MS));
+    const dropped = await dropMonthPartitionsBefore(
+      env.db,
+      'app_events',
+      new Date(now.getTime() - longest * DAY_MS),
+    );
+    const created = await ensureMonthPartitions(
+      env.db,
+      'app_events',
+      now,
+      new Date(now.getTime() + 62 * DAY_MS),
+    );
     if (deleted || dropped.length || created.length) {
       env.logger.info({ deleted, dropped, created }, 'app event retention');
     }
