@@ -47,7 +47,8 @@ export const appEventRetentionJob: JobDefinition<Record<string, never>> = {
       const cutoffs = {
         app_event_rollups: aggregateCutoff,
         app_event_hour_totals: aggregateCutoff,
-        app_event_actors: aggregateCutoff.slice(0, 10),
+        app_event_day_rollups: aggregateCutoff.slice(0, 10),
+        app_event_actor_sketches: aggregateCutoff.slice(0, 10),
       };
       for (const [table, cutoff] of Object.entries(cutoffs) as [keyof typeof cutoffs, string][]) {
         for (let i = 0; i < MAX_BATCHES && !job.signal.aborted; i++) {
