@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { canonicalJson, sha256Hex } from './canonical-json.ts';
 import { validationFailed } from './errors.ts';
+import { isIndexedTerm } from './search-tables.ts';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
@@ -133,24 +134,58 @@ export async function fetchKeysetPage<R extends Record<string, unknown>>(
   request: PageRequest,
   order: KeysetColumn[],
 ): Promise<Page<R>> {
-  const limit = Math.min(request.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  let q = query;
-  if (request.cursor) {
-    const shape = order.map(({ type }) => type);
-    const values = decodeCursor(request.operation, request.filters, request.cursor, shape);
-    q = q.where((eb) => after(eb, order, values));
-  }
-  for (const { column, direction } of order) q = q.orderBy(column as any, direction);
-  const rows = await q.limit(limit + 1).execute();
-  const items = rows.slice(0, limit);
-  if (rows.length <= limit) return { items };
-  const last = items[items.length - 1]!;
-  const key = order.map(({ column }) => last[column.split('.').pop()!] as string | number);
-  return { items, next_cursor: encodeCursor(request.operation, request.filters, key) };
+  const limit = pageLimit(request);
+  const rows = await inKeysetOrder(afterCursor(query, request, order), order)
+    .limit(limit + 1)
+    .execute();
+  return pageOf(rows, request, order);
 }
 
+export const pageLimit = (request: PageRequest): number =>
+  Math.min(request.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+
+/** The query narrowed to the rows after the request's cursor, if it has one. */
+export function afterCursor<Q extends SelectQueryBuilder<any, any, any>>(
+  query: Q,
+  request: PageRequest,
+  order: KeysetColumn[],
+): Q {
+  if (!request.cursor) return query;
+  const shape = order.map(({ type }) => type);
+  const values = decodeCursor(request.operation, request.filters, request.cursor, shape);
+  return query.where((eb) => keyAfter(eb, order, values)) as Q;
+}
+
+export function inKeysetOrder<Q extends SelectQueryBuilder<any, any, any>>(
+  query: Q,
+  order: KeysetColumn[],
+): Q {
+  let q = query;
+  for (const { column, direction } of order) q = q.orderBy(column as any, direction) as Q;
+  return q;
+}
+
+/** One page of `rows` (fetched in keyset order, up to one more than the page size). */
+export function pageOf<R extends Record<string, unknown>>(
+  rows: R[],
+  request: PageRequest,
+  order: KeysetColumn[],
+): Page<R> {
+  const limit = pageLimit(request);
+  const items = rows.slice(0, limit);
+  if (rows.length <= limit) return { items };
+  return {
+    items,
+    next_cursor: encodeCursor(request.operation, request.filters, keyOf(items[limit - 1]!, order)),
+  };
+}
+
+/** The keyset values of a row, in the order's columns. */
+export const keyOf = (row: Record<string, unknown>, order: KeysetColumn[]): CursorKey =>
+  order.map(({ column }) => row[column.split('.').pop()!] as string | number);
+
 /** (c1, c2, ...) strictly after (v1, v2, ...) in the given directions, written as OR of prefixes. */
-function after(eb: ExpressionBuilder<any, any>, order: KeysetColumn[], values: unknown[]) {
+export function keyAfter(eb: ExpressionBuilder<any, any>, order: KeysetColumn[], values: unknown[]) {
   const branches = order.map((current, i) =>
     eb.and([
       ...order.slice(0, i).map(({ column }, j) => eb(sql.ref(column), '=', values[j])),
@@ -170,8 +205,11 @@ export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Case-insensitive "contains" over several columns, for the `query` input of search and list tools. */
-export function matchesText(columns: string[], text: string) {
+/**
+ * Case-insensitive "contains" over several columns, by a scan: what the trigram index answers for a term
+ * of three letters or digits, and how shorter terms are matched (src/core/search.ts).
+ */
+export function matchesText(columns: readonly string[], text: string) {
   const pattern = containsPattern(text);
   return (eb: ExpressionBuilder<any, any>) =>
     eb.or(
@@ -182,10 +220,12 @@ export function matchesText(columns: string[], text: string) {
 }
 
 /**
- * `heavy` for a list of a table that grows with the business, when its text `query` is set: no index serves
- * a substring match, so it reads every row the workspace has there (docs/contract.md, section 17).
+ * `heavy` for a list with a text `query` the trigram index cannot serve (fewer than three letters or digits
+ * in a row): that scan reads up to every row the workspace has in the table (docs/contract.md, section 17).
+ * Indexed terms read a bounded number of rows (src/core/search.ts) and stay on the shared connections.
  */
-export const hasTextQuery = (input: { query?: string }): boolean => Boolean(input.query);
+export const hasTextQuery = (input: { query?: string }): boolean =>
+  Boolean(input.query) && !isIndexedTerm(input.query!);
 
 /** A list response body: the plural key, plus next_cursor only when another page exists. */
 export function listBody<T>(key: string, page: Page<T>): Record<string, unknown> {

@@ -9,6 +9,7 @@ import * as projectsProductsCalendar from './migrations/0006-projects-products-c
 import * as rateLimits from './migrations/0007-rate-limits.ts';
 import * as outboxRelay from './migrations/0009-outbox-relay.ts';
 import * as runs from './migrations/0010-runs.ts';
+import * as searchIndex from './migrations/0012-search-index.ts';
 import * as recordCounters from './migrations/0013-record-counters.ts';
 import * as retention from './migrations/0014-retention.ts';
 
@@ -24,6 +25,7 @@ const platformMigrations: Record<string, Migration> = {
   '0007-rate-limits': rateLimits,
   '0009-outbox-relay': outboxRelay,
   '0010-runs': runs,
+  '0012-search-index': searchIndex,
   '0013-record-counters': recordCounters,
   '0014-retention': retention,
 };

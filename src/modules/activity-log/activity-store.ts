@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Activity } from './activity-schemas.ts';
 import type { ActivitiesTable } from './activity-tables.ts';
@@ -32,8 +33,9 @@ export async function searchActivities(
 ) {
   let query = db.selectFrom('activities').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.type) query = query.where('type', '=', filters.type);
-  if (filters.query) query = query.where(matchesText(['summary', 'body'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'activities', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toActivity) };
 }
 

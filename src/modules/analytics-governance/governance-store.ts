@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AnalyticsEvent, AnalyticsProperty, AnalyticsTrackingPlan } from './governance-schemas.ts';
@@ -141,8 +142,9 @@ export async function listEventDefinitions(
   let query = db.selectFrom('analytics_events').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.app) query = query.where('app', '=', filters.app);
   if (filters.status) query = query.where('status', '=', filters.status as AnalyticsEventsTable['status']);
-  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'analytics_events', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toEventDefinition) };
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import type { Dialect } from '../../db/database.ts';
 import { insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -123,8 +124,9 @@ export async function searchAssets(
     query = query.where('related_resource_type', '=', filters.related_resource_type);
   if (filters.related_resource_id)
     query = query.where('related_resource_id', '=', filters.related_resource_id);
-  if (filters.query) query = query.where(matchesText(['file_name'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'assets', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toAsset) };
 }
 

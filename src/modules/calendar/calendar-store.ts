@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Calendar, CalendarEvent, CalendarEventOccurrence } from './calendar-schemas.ts';
@@ -141,8 +142,9 @@ export async function listCalendars(
 ) {
   let query = db.selectFrom('calendars').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.owner_id) query = query.where('owner_id', '=', filters.owner_id);
-  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'calendars', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toCalendar) };
 }
 
@@ -162,6 +164,7 @@ export function eventQuery(db: Kysely<DB>, workspaceId: string, filters: EventFi
     query = query.where('related_resource_type', '=', filters.related_resource_type);
   if (filters.related_resource_id)
     query = query.where('related_resource_id', '=', filters.related_resource_id);
+  // The windows of list_calendar_events read the events of a bounded period: a scan of those is enough.
   if (filters.query) query = query.where(matchesText(['title', 'description', 'location'], filters.query));
   return query;
 }
@@ -217,7 +220,13 @@ export async function listEvents(
   filters: EventFilters,
   page: PageRequest,
 ) {
-  const result = await fetchPage(eventQuery(db, workspaceId, filters), page);
+  const result = filters.query
+    ? await fetchSearchPage(db, eventQuery(db, workspaceId, { ...filters, query: undefined }), page, {
+        table: 'calendar_events',
+        workspaceId,
+        text: filters.query,
+      })
+    : await fetchPage(eventQuery(db, workspaceId, filters), page);
   return { ...result, items: result.items.map(toCalendarEvent) };
 }
 

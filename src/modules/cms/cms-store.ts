@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { CmsCollection, CmsEntry, CmsSite, MarketingCampaign, MarketingPost } from './cms-schemas.ts';
@@ -195,9 +196,10 @@ export async function listSites(
   filters: { query?: string },
   page: PageRequest,
 ) {
-  let query = db.selectFrom('cms_sites').selectAll().where('workspace_id', '=', workspaceId);
-  if (filters.query) query = query.where(matchesText(['name', 'domain', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const query = db.selectFrom('cms_sites').selectAll().where('workspace_id', '=', workspaceId);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'cms_sites', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toSite) };
 }
 
@@ -209,8 +211,9 @@ export async function listCollections(
 ) {
   let query = db.selectFrom('cms_collections').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.site_id) query = query.where('site_id', '=', filters.site_id);
-  if (filters.query) query = query.where(matchesText(['key', 'name', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'cms_collections', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toCollection) };
 }
 
@@ -224,8 +227,9 @@ export async function searchEntries(
   if (filters.site_id) query = query.where('site_id', '=', filters.site_id);
   if (filters.collection_id) query = query.where('collection_id', '=', filters.collection_id);
   if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.query) query = query.where(matchesText(['title', 'search_text'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'cms_entries', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toEntry) };
 }
 
@@ -238,8 +242,13 @@ export async function listCampaigns(
   let query = db.selectFrom('marketing_campaigns').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.channel) query = query.where('channel', '=', filters.channel);
-  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, {
+        table: 'marketing_campaigns',
+        workspaceId,
+        text: filters.query,
+      })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toCampaign) };
 }
 
@@ -260,8 +269,9 @@ export async function listPosts(
   if (filters.channel) query = query.where('channel', '=', filters.channel);
   if (filters.campaign_id) query = query.where('campaign_id', '=', filters.campaign_id);
   if (filters.cms_entry_id) query = query.where('cms_entry_id', '=', filters.cms_entry_id);
-  if (filters.query) query = query.where(matchesText(['title', 'body'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'marketing_posts', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toPost) };
 }
 

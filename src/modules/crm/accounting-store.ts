@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AccountingAccount, JournalEntry } from './crm-schemas.ts';
@@ -71,8 +72,13 @@ export async function listAccounts(
 ) {
   let query = db.selectFrom('accounting_accounts').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.type) query = query.where('type', '=', filters.type);
-  if (filters.query) query = query.where(matchesText(['code', 'name', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, {
+        table: 'accounting_accounts',
+        workspaceId,
+        text: filters.query,
+      })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toAccount) };
 }
 
@@ -103,8 +109,9 @@ export async function listJournalEntries(
 ) {
   let query = db.selectFrom('journal_entries').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.query) query = query.where(matchesText(['memo', 'entry_number'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'journal_entries', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toJournalEntry) };
 }
 

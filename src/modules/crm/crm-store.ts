@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Company, Contact } from './crm-schemas.ts';
 import type { CompaniesTable, ContactsTable } from './crm-tables.ts';
@@ -48,9 +49,9 @@ export async function searchContacts(
 ) {
   let query = db.selectFrom('contacts').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.company_id) query = query.where('company_id', '=', filters.company_id);
-  if (filters.query)
-    query = query.where(matchesText(['name', 'email', 'company_name', 'notes'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'contacts', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toContact) };
 }
 
@@ -60,9 +61,10 @@ export async function searchCompanies(
   filters: { query?: string },
   page: PageRequest,
 ) {
-  let query = db.selectFrom('companies').selectAll().where('workspace_id', '=', workspaceId);
-  if (filters.query) query = query.where(matchesText(['name', 'domain', 'website', 'notes'], filters.query));
-  const result = await fetchPage(query, page);
+  const query = db.selectFrom('companies').selectAll().where('workspace_id', '=', workspaceId);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'companies', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toCompany) };
 }
 

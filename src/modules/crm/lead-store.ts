@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Lead } from './crm-schemas.ts';
@@ -7,6 +8,8 @@ import { parseFields } from './crm-shared.ts';
 import type { LeadSource, LeadStatus, LeadsTable } from './crm-tables.ts';
 
 const PREFIX_LENGTH = 100;
+/** Newest first; the custom-field filter joins another table, so the ID is qualified. */
+const LEAD_ORDER: KeysetColumn[] = [{ column: 'leads.id', direction: 'desc', type: 'string' }];
 
 export function toLead(row: LeadsTable): Lead {
   return {
@@ -93,8 +96,6 @@ export async function listLeads(
   let query = db.selectFrom('leads').selectAll('leads').where('leads.workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.source) query = query.where('source', '=', filters.source);
-  if (filters.query)
-    query = query.where(matchesText(['name', 'email', 'company_name', 'title'], filters.query));
   const { custom_field_key: key, custom_field_value: value } = filters;
   if (key !== undefined) {
     query = query.where(({ exists, selectFrom }) => {
@@ -111,7 +112,9 @@ export async function listLeads(
       return exists(match);
     });
   }
-  const result = await fetchPage(query, page, 'leads.id');
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'leads', workspaceId, text: filters.query }, LEAD_ORDER)
+    : await fetchPage(query, page, 'leads.id');
   return { ...result, items: result.items.map(toLead) };
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchKeysetPage, fetchPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Product, ProductRelease, ProductRoadmapItem } from './product-schemas.ts';
@@ -108,8 +109,9 @@ export async function listProducts(
 ) {
   let query = db.selectFrom('products').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.query) query = query.where(matchesText(['name', 'key', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'products', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toProduct) };
 }
 
@@ -123,11 +125,19 @@ export async function listReleases(
   let query = db.selectFrom('product_releases').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.product_id) query = query.where('product_id', '=', filters.product_id);
   if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.query) query = query.where(matchesText(['version', 'name', 'notes'], filters.query));
-  const result = await fetchKeysetPage(query, page, [
+  const order: KeysetColumn[] = [
     { column: 'version_sort', direction: 'desc', type: 'string' },
     { column: 'id', direction: 'desc', type: 'string' },
-  ]);
+  ];
+  const result = filters.query
+    ? await fetchSearchPage(
+        db,
+        query,
+        page,
+        { table: 'product_releases', workspaceId, text: filters.query },
+        order,
+      )
+    : await fetchKeysetPage(query, page, order);
   return { ...result, items: result.items.map(toRelease) };
 }
 
@@ -148,8 +158,13 @@ export async function listRoadmapItems(
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.release_id) query = query.where('release_id', '=', filters.release_id);
   if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
-  if (filters.query) query = query.where(matchesText(['title', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, {
+        table: 'product_roadmap_items',
+        workspaceId,
+        text: filters.query,
+      })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toRoadmapItem) };
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { fetchKeysetPage, fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { fetchKeysetPage, fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import type { Dialect } from '../../db/database.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -186,8 +187,9 @@ export async function listProjects(
   let query = db.selectFrom('projects').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.owner_id) query = query.where('owner_id', '=', filters.owner_id);
-  if (filters.query) query = query.where(matchesText(['name', 'key', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'projects', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toProject) };
 }
 
@@ -199,8 +201,9 @@ export async function listBoards(
 ) {
   let query = db.selectFrom('project_boards').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
-  if (filters.query) query = query.where(matchesText(['name', 'description'], filters.query));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'project_boards', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toBoard) };
 }
 

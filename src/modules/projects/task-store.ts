@@ -3,10 +3,10 @@ import { sql } from 'kysely';
 import {
   containsPattern,
   fetchKeysetPage,
-  fetchPage,
-  matchesText,
+  type KeysetColumn,
   type PageRequest,
 } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { ProjectTask } from './project-schemas.ts';
@@ -83,13 +83,22 @@ export async function listProjectTasks(
     const pattern = containsPattern(JSON.stringify(filters.label));
     query = query.where(sql<boolean>`lower(labels) like ${pattern} escape '\\'`);
   }
-  if (filters.query) query = query.where(matchesText(['title', 'description', 'key'], filters.query));
-  const result = filters.column_id
-    ? await fetchKeysetPage(query, page, [
+  // A column's tasks come in board order; other lists newest first.
+  const order: KeysetColumn[] = filters.column_id
+    ? [
         { column: 'position', direction: 'asc', type: 'integer' },
         { column: 'id', direction: 'asc', type: 'string' },
-      ])
-    : await fetchPage(query, page);
+      ]
+    : [{ column: 'id', direction: 'desc', type: 'string' }];
+  const result = filters.query
+    ? await fetchSearchPage(
+        db,
+        query,
+        page,
+        { table: 'project_tasks', workspaceId, text: filters.query },
+        order,
+      )
+    : await fetchKeysetPage(query, page, order);
   return { ...result, items: result.items.map(toProjectTask) };
 }
 

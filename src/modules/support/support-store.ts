@@ -1,11 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import {
-  fetchKeysetPage,
-  fetchPage,
-  type KeysetColumn,
-  matchesText,
-  type PageRequest,
-} from '../../core/pagination.ts';
+import { fetchKeysetPage, fetchPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
+import { fetchSearchPage } from '../../core/search.ts';
 import type { Dialect } from '../../db/database.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -145,11 +140,12 @@ export async function listQueues(
 ) {
   let query = db.selectFrom('support_queues').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.query) query = query.where(matchesText(['key', 'name', 'description'], filters.query));
   if (filters.custom_field_key !== undefined && filters.custom_field_value !== undefined) {
     query = query.where(customFieldEquals(dialect, filters.custom_field_key, filters.custom_field_value));
   }
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'support_queues', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map(toQueue) };
 }
 
@@ -180,10 +176,11 @@ export async function listTickets(
     query = query.where('requester_contact_id', '=', filters.requester_contact_id);
   if (filters.requester_email)
     query = query.where('requester_email', '=', filters.requester_email.toLowerCase());
-  if (filters.query) query = query.where(matchesText(['subject', 'description'], filters.query));
   if (filters.sla_breached === true) query = query.where(slaBreachedAt(now));
   if (filters.sla_breached === false) query = query.where((eb) => eb.not(slaBreachedAt(now)(eb)));
-  const result = await fetchPage(query, page);
+  const result = filters.query
+    ? await fetchSearchPage(db, query, page, { table: 'support_tickets', workspaceId, text: filters.query })
+    : await fetchPage(query, page);
   return { ...result, items: result.items.map((row) => toTicket(row, { now })) };
 }
 

@@ -1,0 +1,133 @@
+// Free-text `query` search over a table's searchable columns (src/core/search-tables.ts): a
+// case-insensitive substring match, newest first (or the list's own keyset order), with working cursors.
+// A term of three letters or digits reads the trigram index (src/core/search-index.ts); the rows a request
+// reads stay bounded whatever the size of the workspace:
+// - a term matching fewer than PROBE_CAP rows (all workspaces) reads those rows through the index;
+// - a more common term scans the next SCAN_FIRST rows of the list in page order (a common term fills the
+//   page there), and only when they hold less than a page, reads the older matches through the index.
+// Shorter terms cannot use trigrams: they scan the list in page order (declared heavy, pagination.ts).
+import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import {
+  afterCursor,
+  containsPattern,
+  fetchKeysetPage,
+  inKeysetOrder,
+  type KeysetColumn,
+  keyAfter,
+  keyOf,
+  matchesText,
+  type Page,
+  type PageRequest,
+  pageLimit,
+  pageOf,
+} from './pagination.ts';
+import { isPostgresDb, searchTableName } from './search-index.ts';
+import { isIndexedTerm, SEARCHABLE, type SearchableTable } from './search-tables.ts';
+
+/** Up to this many matches, the index's matches are read as they are (and sorted). */
+export const PROBE_CAP = 2_000;
+/** A common term first scans this many rows of the list: a page is almost always among them. */
+export const SCAN_FIRST = 2_000;
+
+const ID_ORDER: KeysetColumn[] = [{ column: 'id', direction: 'desc', type: 'string' }];
+
+/** A phrase of the FTS5 query syntax, restricted to the columns: the trigram tokenizer makes it a substring. */
+function ftsQuery(columns: readonly string[], text: string): string {
+  return `{${columns.join(' ')}} : "${text.replaceAll('"', '""')}"`;
+}
+
+/** How many rows of the table (every workspace) match, counting up to `cap`: reads the index only. */
+async function countMatches(db: Kysely<any>, table: SearchableTable, text: string, cap: number) {
+  const columns = SEARCHABLE[table];
+  const counted = isPostgresDb(db)
+    ? sql<{ n: number }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${sql.join(
+        columns.map((c) => sql`lower(coalesce(${sql.ref(c)}, '')) like ${containsPattern(text)} escape '\\'`),
+        sql` or `,
+      )} limit ${cap}) m`
+    : sql<{
+        n: number;
+      }>`select count(*) as n from (select 1 from ${sql.table(searchTableName(table))} where ${sql.table(
+        searchTableName(table),
+      )} match ${ftsQuery(columns, text)} limit ${cap})`;
+  return Number((await counted.execute(db)).rows[0]?.n ?? 0);
+}
+
+/**
+ * The rows of `table` matching, found through the index only, as `id IN (...)`: the planner then seeks the
+ * (workspace_id, id) key for each match. A plainer form lets it walk the whole workspace in page order
+ * instead, testing each row, which reads every row for a rare term: on SQLite `rowid IN (FTS matches)`
+ * does so when it has no statistics; on PostgreSQL the GIN scan loses to the key walk when the term looks
+ * common. So on SQLite the FTS table drives the join to the rows (CROSS JOIN keeps that order); on
+ * PostgreSQL the GIN index's matches are gathered first (ARRAY(...) runs once).
+ */
+function indexedMatch(
+  db: Kysely<any>,
+  table: SearchableTable,
+  workspaceId: string,
+  text: string,
+): Expression<SqlBool> {
+  const columns = SEARCHABLE[table];
+  const id = sql.ref(`${table}.id`);
+  if (isPostgresDb(db)) {
+    const matches = matchesText(columns, text);
+    const ids = db
+      .selectFrom(table)
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where((eb) => matches(eb));
+    return sql<SqlBool>`${id} = any(array(${ids}))`;
+  }
+  const fts = sql.table(searchTableName(table));
+  return sql<SqlBool>`${id} in (select m.id from ${fts} cross join ${sql.table(table)} as m on m.rowid = ${fts}.rowid where ${fts} match ${ftsQuery(columns, text)} and m.workspace_id = ${workspaceId})`;
+}
+
+export interface TextSearch {
+  table: SearchableTable;
+  workspaceId: string;
+  text: string;
+}
+
+/**
+ * One page of `query` (a list of `search.table` with its other filters, not yet ordered or paged) narrowed
+ * to the rows matching `search.text`, in the keyset `order` (default: newest first by ID).
+ */
+export async function fetchSearchPage<R extends Record<string, unknown>>(
+  db: Kysely<any>,
+  query: SelectQueryBuilder<any, any, R>,
+  request: PageRequest,
+  search: TextSearch,
+  order: KeysetColumn[] = ID_ORDER,
+): Promise<Page<R>> {
+  const { table, workspaceId, text } = search;
+  const scan = matchesText(SEARCHABLE[table], text);
+  if (!isIndexedTerm(text)) return fetchKeysetPage(query.where(scan), request, order);
+  if ((await countMatches(db, table, text, PROBE_CAP)) < PROBE_CAP) {
+    return fetchKeysetPage(query.where(indexedMatch(db, table, workspaceId, text)), request, order);
+  }
+  const rest = afterCursor(query, request, order);
+  const columns = order.map(({ column }) => column);
+  const boundary = await inKeysetOrder(rest.clearSelect().select(columns as any), order)
+    .offset(SCAN_FIRST - 1)
+    .limit(1)
+    .executeTakeFirst();
+  const limit = pageLimit(request);
+  if (!boundary)
+    return pageOf(
+      await inKeysetOrder(rest.where(scan), order)
+        .limit(limit + 1)
+        .execute(),
+      request,
+      order,
+    );
+  const key = keyOf(boundary as Record<string, unknown>, order);
+  const recent = await inKeysetOrder(rest.where(scan), order)
+    .where((eb) => eb.not(keyAfter(eb, order, key)))
+    .limit(limit + 1)
+    .execute();
+  if (recent.length > limit) return pageOf(recent, request, order);
+  const older = await inKeysetOrder(rest.where(indexedMatch(db, table, workspaceId, text)), order)
+    .where((eb) => keyAfter(eb, order, key))
+    .limit(limit + 1 - recent.length)
+    .execute();
+  return pageOf([...recent, ...older], request, order);
+}
