@@ -12,7 +12,8 @@ import { type RetentionLimits, runRetention } from '../src/core/retention-job.ts
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 const DAY = 86_400_000;
-const WAIT = { timeout: 15_000, interval: 50 };
+// Generous: pg-boss picks the jobs up on its own polling, slower on a loaded machine.
+const WAIT = { timeout: 30_000, interval: 50 };
 
 let h: Harness;
 beforeAll(async () => {
