@@ -21,8 +21,10 @@ const RELEASED = [
   '0009-outbox-relay',
   '0010-runs',
   '0011-product-analytics',
+  '0012-search-index',
   '0013-record-counters',
   '0014-retention',
+  '0015-app-event-daily',
 ];
 
 const noop = { up: async () => {} };
