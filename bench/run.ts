@@ -1,6 +1,6 @@
 // `npm run bench`: starts the service on SQLite in a child process, loads it over loopback with autocannon,
-// and prints throughput and latency next to a bare Fastify + SQLite insert yardstick.
-import { type ChildProcess, spawn } from 'node:child_process';
+// and prints throughput and latency next to a bare Fastify + SQLite insert yardstick; with BENCH_DATABASE_URL,
+// also the PostgreSQL write path beside its own yardstick (bench/postgres-writes.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,8 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { analyticsBench } from './analytics.ts';
 import { deliveryDelays, startSink } from './outbox-lag.ts';
+import { postgresWriteBench } from './postgres-writes.ts';
+import { spawnReady } from './spawn-ready.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Tools when every module of the spec is built (issue 10: ~85 more than the 114 of today).
@@ -28,28 +30,6 @@ const NEIGHBOUR_CONTACTS = Number(process.env.BENCH_NEIGHBOUR_CONTACTS ?? 200_00
  */
 const NEIGHBOUR_LIST = '/v1/contacts?query=no-such-contact&limit=100';
 const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
-
-async function spawnServer(
-  args: string[],
-  env: Record<string, string>,
-  readyUrl: string,
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
-    const ready = await fetch(readyUrl).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-    if (ready) return child;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill();
-  throw new Error(`${args.join(' ')} did not become ready`);
-}
 
 async function load(name: string, options: autocannon.Options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
@@ -135,12 +115,12 @@ async function main() {
     `seeded ${TASKS} tasks and ${NEIGHBOUR_CONTACTS} neighbour contacts in ${((Date.now() - seeded) / 1000).toFixed(1)} s\n`,
   );
 
-  const bare = await spawnServer(
+  const bare = await spawnReady(
     ['--import', 'tsx', 'bench/bare-server.ts'],
     { BENCH_DIR: path.join(dir, 'bare'), PORT: '18081' },
     'http://127.0.0.1:18081/ready',
   );
-  const service = await spawnServer(
+  const service = await spawnReady(
     ['bin/wos.js', 'serve'],
     {
       WOS_DATA_DIR: path.join(dir, 'service'),
@@ -275,5 +255,7 @@ async function main() {
 }
 
 await main();
+// The PostgreSQL write path (issue 15, item 5) when BENCH_DATABASE_URL names a database.
+if (process.env.BENCH_DATABASE_URL) await postgresWriteBench();
 // Application events (issue 11), also `npm run bench:analytics`; BENCH_ANALYTICS=off leaves them out.
 if (process.env.BENCH_ANALYTICS !== 'off') await analyticsBench();

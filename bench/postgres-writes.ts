@@ -1,0 +1,132 @@
+// The PostgreSQL write path (issue 15, item 5), part of `npm run bench` when BENCH_DATABASE_URL is set: the
+// audited REST create (with an idempotency key, under a workspace rate limit) side by side with the same
+// audited SQL and no service around it (bench/bare-pg-server.ts), 32 connections, a pool of 10 on both; then
+// the statements one create sends (bench/pg-round-trips.ts).
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
+import { loadConfig } from '../src/config.ts';
+import { SCOPES } from '../src/core/catalogue.ts';
+import { systemClock } from '../src/core/clock.ts';
+import { newId } from '../src/core/ids.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { newPlace, type Place, PORT, serviceErrors, startService } from './analytics-service.ts';
+import { countRoundTrips } from './pg-round-trips.ts';
+import { spawnReady } from './spawn-ready.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const BARE_PORT = 18082;
+/** High enough never to refuse a call of the run, so every create still pays for its rate-limit count. */
+const RATE_LIMIT = 1_000_000_000;
+
+/** A migrated schema with one workspace (rate limited) and an all-scopes API key. */
+async function seed(place: Place) {
+  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: 'wos_op_bench-operator-token-000000000000000000000000' }));
+  await migrateToLatest(database.db, place.schema);
+  const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
+  const workspace = await createWorkspace(call, { name: 'Bench writes' });
+  await updateWorkspace(call, workspace.id, { rate_limit_per_minute: RATE_LIMIT });
+  const key = (
+    await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
+  ).token;
+  await database.close();
+  return { id: workspace.id, key };
+}
+
+/** Every request carries a new idempotency key, so every one is a create (none a replay). */
+async function load(name: string, url: string, headers: Record<string, string>) {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            name: 'Bench Contact',
+            email: 'bench@example.com',
+            idempotency_key: randomBytes(12).toString('hex'),
+          }),
+        }),
+      },
+    ],
+  });
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures > 0) throw new Error(`${name}: ${failures} failed requests`);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+export async function postgresWriteBench(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-pg-'));
+  const barePlace = await newPlace(dir);
+  const servicePlace = await newPlace(dir);
+  const children: { kill(signal: NodeJS.Signals): boolean }[] = [];
+  try {
+    const bareWorkspace = await seed(barePlace);
+    const workspace = await seed(servicePlace);
+    children.push(
+      await spawnReady(
+        ['--import', 'tsx', 'bench/bare-pg-server.ts'],
+        {
+          PORT: String(BARE_PORT),
+          BENCH_DATABASE_URL: barePlace.env.WOS_DATABASE_URL!,
+          BENCH_SCHEMA: barePlace.schema!,
+          BENCH_WORKSPACE_ID: bareWorkspace.id,
+        },
+        `http://127.0.0.1:${BARE_PORT}/ready`,
+      ),
+    );
+    children.push(await startService(servicePlace));
+    const bareUrl = `http://127.0.0.1:${BARE_PORT}/contacts`;
+    const restUrl = `http://127.0.0.1:${PORT}/v1/contacts`;
+    const auth = { authorization: `Bearer ${workspace.key}` };
+    // Two rounds, alternating, so that both sides see the same machine load; the first round warms up.
+    const rounds = [];
+    for (let round = 0; round < 2; round++) {
+      const bare = await load('bare audited SQL on PostgreSQL', bareUrl, {});
+      const rest = await load('create_contact over REST on PostgreSQL', restUrl, auth).catch((error) => {
+        throw new Error(`${error.message}; service errors: ${serviceErrors(servicePlace).join(' | ')}`);
+      });
+      rounds.push({ bare, rest });
+    }
+    process.stdout.write(
+      `\nPostgreSQL write path: ${SECONDS} s per run, ${CONNECTIONS} connections, pool 10, every create with a ` +
+        'new idempotency key, the workspace rate limited\n\n' +
+        '| round | run | req/s | p50 ms | p99 ms | req/s vs bare | p99 vs bare |\n|---|---|---:|---:|---:|---:|---:|\n',
+    );
+    rounds.forEach(({ bare, rest }, round) => {
+      for (const row of [bare, rest]) {
+        const rps = row === bare ? '1.00' : (rest.rps / bare.rps).toFixed(2);
+        const p99 = row === bare ? '1.00' : (rest.p99 / Math.max(bare.p99, 1)).toFixed(2);
+        process.stdout.write(
+          `| ${round + 1} | ${row.name} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${rps} | ${p99} |\n`,
+        );
+      }
+    });
+    const last = rounds[rounds.length - 1]!;
+    process.stdout.write(
+      `targets: REST create >= 0.80x the bare audited SQL (${(last.rest.rps / last.bare.rps).toFixed(2)}), ` +
+        `p99 <= 1.5x its p99 (${(last.rest.p99 / Math.max(last.bare.p99, 1)).toFixed(2)})\n`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+  }
+  const trips = await countRoundTrips(barePlace);
+  process.stdout.write(
+    `\none REST create with an idempotency key (after a warm-up one), statements sent to PostgreSQL: ` +
+      `${trips.statements.length}\n${trips.statements.map((s) => `  ${s}`).join('\n')}\n`,
+  );
+  await barePlace.drop();
+  await servicePlace.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await postgresWriteBench();
