@@ -11,7 +11,12 @@ import { newId } from '../src/core/ids.ts';
 import type { Place } from './analytics-service.ts';
 
 export async function countRoundTrips(place: Place): Promise<{ statements: string[] }> {
-  const config = loadConfig({ ...place.env, WOS_ADMIN_TOKEN: 'wos_op_bench-operator-token-000000000000000000000000', WOS_WORKER: 'off', WOS_LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    ...place.env,
+    WOS_ADMIN_TOKEN: 'wos_op_bench-operator-token-000000000000000000000000',
+    WOS_WORKER: 'off',
+    WOS_LOG_LEVEL: 'warn',
+  });
   const service = await buildApp({ config });
   try {
     const call = {

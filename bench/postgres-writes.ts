@@ -26,7 +26,9 @@ const RATE_LIMIT = 1_000_000_000;
 
 /** A migrated schema with one workspace (rate limited) and an all-scopes API key. */
 async function seed(place: Place) {
-  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: 'wos_op_bench-operator-token-000000000000000000000000' }));
+  const database = openDatabase(
+    loadConfig({ ...place.env, WOS_ADMIN_TOKEN: 'wos_op_bench-operator-token-000000000000000000000000' }),
+  );
   await migrateToLatest(database.db, place.schema);
   const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
   const workspace = await createWorkspace(call, { name: 'Bench writes' });
