@@ -33,46 +33,66 @@ export interface Table {
   bytes?: readonly string[];
 }
 
-const ROLLUPS: Table = {
-  name: 'app_event_rollups',
-  columns: [
-    'workspace_id',
-    'app',
-    'object_type',
-    'object_id',
-    'event_name',
-    'hour',
-    'events',
-    'first_seen',
-    'last_seen',
-  ],
-  numbers: ['events'],
+/**
+ * Tables that ingest fills in time order (a rollup row is made at its hour's first event, a daily row at its
+ * day's): the seed, generated object by object, stages them and copies them over in that order, so rows of
+ * one hour sit together as they would in service (on disk, in SQLite's rowid and PostgreSQL's heap order).
+ */
+const TIME_ORDERED: [Table, string][] = [];
+const staged = (table: Table, order: string): Table => {
+  TIME_ORDERED.push([table, order]);
+  return { ...table, name: `bench_stage_${table.name}` };
 };
+
+const ROLLUPS: Table = staged(
+  {
+    name: 'app_event_rollups',
+    columns: [
+      'workspace_id',
+      'app',
+      'object_type',
+      'object_id',
+      'event_name',
+      'hour',
+      'events',
+      'first_seen',
+      'last_seen',
+    ],
+    numbers: ['events'],
+  },
+  'hour, app, object_type, object_id, event_name',
+);
 const HOUR_TOTALS: Table = {
   name: 'app_event_hour_totals',
   columns: ['workspace_id', 'hour', 'app', 'event_name', 'events'],
   numbers: ['events'],
 };
-const DAY_ROLLUPS: Table = {
-  name: 'app_event_day_rollups',
-  columns: [
-    'workspace_id',
-    'app',
-    'object_type',
-    'object_id',
-    'event_name',
-    'day',
-    'events',
-    'first_seen',
-    'last_seen',
-  ],
-  numbers: ['events'],
-};
-const ACTOR_SKETCHES: Table = {
-  name: 'app_event_actor_sketches',
-  columns: ['workspace_id', 'app', 'object_type', 'object_id', 'day', 'sketch'],
-  bytes: ['sketch'],
-};
+const DAY_ROLLUPS: Table = staged(
+  {
+    name: 'app_event_day_rollups',
+    columns: [
+      'workspace_id',
+      'app',
+      'object_type',
+      'object_id',
+      'event_name',
+      'day',
+      'events',
+      'first_seen',
+      'last_seen',
+    ],
+    numbers: ['events'],
+  },
+  'day, app, object_type, object_id, event_name',
+);
+const ACTOR_SKETCHES: Table = staged(
+  {
+    name: 'app_event_actor_sketches',
+    columns: ['workspace_id', 'app', 'object_type', 'object_id', 'day', 'sketch'],
+    bytes: ['sketch'],
+  },
+  'day, app, object_type, object_id',
+);
 /** In the order of AppEventsTable. */
 export const EVENT_COLUMNS = [
   'workspace_id',
@@ -111,6 +131,8 @@ export const insertSql = (table: Table, rows: number, param: (i: number) => stri
 /** Buffers rows per table and writes them in multi-row statements, all in one transaction. */
 export interface BulkWriter {
   add(table: Table, row: readonly unknown[]): Promise<void>;
+  /** Runs a statement after writing every buffered row. */
+  exec(statement: string): Promise<void>;
   finish(): Promise<void>;
 }
 
@@ -139,6 +161,11 @@ export function sqliteWriter(file: string, analyze = false, rowsPerStatement = 2
         write(table, buffer);
         buffers.set(table, []);
       }
+    },
+    exec: async (statement) => {
+      for (const [table, buffer] of buffers) if (buffer.length) write(table, buffer);
+      buffers.clear();
+      db.exec(statement);
     },
     finish: async () => {
       for (const [table, buffer] of buffers) if (buffer.length) write(table, buffer);
@@ -178,6 +205,11 @@ export async function pgWriter(url: string, schema: string, rowsPerStatement = 5
         buffers.set(table, []);
         await write(table, buffer);
       }
+    },
+    exec: async (statement) => {
+      for (const [table, buffer] of buffers) if (buffer.length) await write(table, buffer);
+      buffers.clear();
+      await client.query(statement);
     },
     finish: async () => {
       for (const [table, buffer] of buffers) if (buffer.length) await write(table, buffer);
@@ -230,6 +262,9 @@ export async function seedAppEvents(
     rawEvents: 0,
     top: { key: objectAt(0), events: perObject[0]!, actors: 0 },
   };
+  for (const [table] of TIME_ORDERED) {
+    await writer.exec(`create table bench_stage_${table.name} as select * from ${table.name} where 1 = 0`);
+  }
   // Per hour, app and event name over every object (what the timeseries reads when no object filter is set).
   const hourTotals = new Map<string, number>();
   for (const rank of order) {
@@ -265,6 +300,10 @@ export async function seedAppEvents(
   }
   for (const key of [...hourTotals.keys()].sort()) {
     await writer.add(HOUR_TOTALS, [workspaceId, ...key.split('\u0000'), hourTotals.get(key)]);
+  }
+  for (const [table, order] of TIME_ORDERED) {
+    await writer.exec(`insert into ${table.name} select * from bench_stage_${table.name} order by ${order}`);
+    await writer.exec(`drop table bench_stage_${table.name}`);
   }
   await writer.finish();
   return summary;

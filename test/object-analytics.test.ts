@@ -198,6 +198,61 @@ describe('query_object_analytics', () => {
   });
 });
 
+describe('top events, first seen and totals over partial days', () => {
+  // Whole UTC days read daily rollups; the window's partial first and last days read hourly ones.
+  const window = 'from=2026-11-19T10:00:00Z&to=2026-11-21T12:00:00Z';
+  let c: TestWorkspace;
+  beforeAll(async () => {
+    c = await h.workspace('Partial days');
+    await seed(c, [
+      ev('shop:item:i_1', 'a.x', '2026-11-19T09:30:00Z'), // before the window, same day
+      ev('shop:item:i_1', 'a.x', '2026-11-19T10:15:00Z'),
+      ev('shop:item:i_1', 'b.y', '2026-11-19T23:59:00Z'),
+      ev('shop:item:i_1', 'a.x', '2026-11-20T05:00:00Z'),
+      ev('shop:item:i_1', 'b.y', '2026-11-20T18:00:00Z'),
+      ev('shop:item:i_1', 'a.x', '2026-11-21T11:59:00Z'),
+      ev('shop:item:i_1', 'b.y', '2026-11-21T12:05:00Z'), // after the window, same day
+      ev('shop:item:i_1', 'c.z', '2026-11-21T13:10:00Z'), // ahead of the clock, after the window
+    ]);
+  });
+
+  it('counts exactly what falls in the window, in the grouped view and the drill-down', async () => {
+    const grouped = await get(c, `/v1/insights/app-events?${window}`);
+    expect(grouped.body.objects).toEqual([
+      {
+        app: 'shop',
+        object_type: 'item',
+        object_id: 'i_1',
+        events: 5,
+        unique_actors: 0,
+        first_seen: '2026-11-19T10:15:00.000Z',
+        last_seen: '2026-11-21T11:59:00.000Z',
+        top_events: [
+          { event_name: 'a.x', events: 3 },
+          { event_name: 'b.y', events: 2 },
+        ],
+      },
+    ]);
+    const object = await get(c, `/v1/insights/app-events/objects/shop/item/i_1?${window}`);
+    expect(object.body.object.totals).toEqual({
+      events: 5,
+      unique_actors: 0,
+      first_seen: '2026-11-19T10:15:00.000Z',
+      last_seen: '2026-11-21T11:59:00.000Z',
+    });
+    expect(object.body.object.by_event).toEqual([
+      { event_name: 'a.x', events: 3 },
+      { event_name: 'b.y', events: 2 },
+    ]);
+    // Within one day: hourly rollups only.
+    const day = await get(c, '/v1/insights/app-events?from=2026-11-21T00:00:00Z&to=2026-11-21T12:00:00Z');
+    expect(day.body.objects[0]).toMatchObject({ events: 1, top_events: [{ event_name: 'a.x', events: 1 }] });
+    // With an event name: that name only, on every part of the window.
+    const named = await get(c, `/v1/insights/app-events?${window}&event_name=b.y`);
+    expect(named.body.objects[0]).toMatchObject({ events: 2, first_seen: '2026-11-19T23:59:00.000Z' });
+  });
+});
+
 describe('query_object_analytics paging', () => {
   let ws: TestWorkspace;
   const expected: { key: string; events: number; last: string }[] = [];

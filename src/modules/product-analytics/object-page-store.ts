@@ -1,7 +1,7 @@
 // Queries that enrich the objects of a page (the grouped view's, or one drill-down): events per event name
 // with first and last seen, and unique actors. Whole UTC days of the window read daily rollups and sketches,
 // only the hours at its edges read hourly rollups. Every function takes the workspace ID.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
 import { type ActorSketch, decodeSketch, emptySketch, estimate, mergeSketch } from './actor-sketch.ts';
 import {
@@ -13,17 +13,29 @@ import {
 
 const DAY = 86_400_000;
 
-/** The window's whole UTC days (inclusive, YYYY-MM-DD) and the hour ranges before and after them. */
+/**
+ * The window's whole UTC days (inclusive, YYYY-MM-DD) and its partial days' hour ranges (at most two: the
+ * first day from the window's start, the last day up to its end).
+ */
 export function windowParts(window: WindowText) {
   const from = Date.parse(window.from);
   const to = Date.parse(window.to);
   const firstDay = Math.ceil(from / DAY) * DAY;
   const afterDays = Math.floor(to / DAY) * DAY;
   const text = (ms: number) => new Date(ms).toISOString();
-  if (firstDay >= afterDays) return { hours: [{ from: window.from, to: window.to }] };
+  const range = (start: number, end: number) => ({
+    day: text(start).slice(0, 10),
+    from: text(start),
+    to: text(end),
+  });
+  if (firstDay >= afterDays) {
+    // No whole day: one or two partial days.
+    const cut = Math.min(firstDay, to);
+    return { hours: cut < to ? [range(from, cut), range(cut, to)] : [range(from, to)] };
+  }
   const hours = [
-    ...(from < firstDay ? [{ from: window.from, to: text(firstDay) }] : []),
-    ...(afterDays < to ? [{ from: text(afterDays), to: window.to }] : []),
+    ...(from < firstDay ? [range(from, firstDay)] : []),
+    ...(afterDays < to ? [range(afterDays, to)] : []),
   ];
   return { days: { from: text(firstDay).slice(0, 10), to: text(afterDays - DAY).slice(0, 10) }, hours };
 }
@@ -35,7 +47,14 @@ export interface NameCount {
   last_seen: string;
 }
 
-/** Each object's events per event name in the window (optionally one name), most frequent first. */
+type CountRow = ObjectKey & NameCount & { part: string };
+
+/**
+ * Each object's events per event name in the window (optionally one name), most frequent first. Whole days
+ * come from the daily rollups; a partial day's hours from the hourly ones, one primary-key range per event
+ * name the object had that day (the hourly key ends with event_name, hour), so a busy object reads ~25 hours
+ * of rows and ~30 daily ones per name instead of 720 hourly ones.
+ */
 export async function countsByEventName(
   db: Kysely<DB>,
   workspaceId: string,
@@ -46,7 +65,17 @@ export async function countsByEventName(
   const out = new Map<string, NameCount[]>();
   if (!keys.length) return out;
   const parts = windowParts(window);
-  const columns = (eb: { fn: any }) => [
+  const ofObject = <T extends 'app_event_day_rollups' | 'app_event_rollups'>(table: T, key: ObjectKey) => {
+    let query = db
+      .selectFrom(table as 'app_event_day_rollups')
+      .where('workspace_id', '=', workspaceId)
+      .where('app', '=', key.app)
+      .where('object_type', '=', key.object_type)
+      .where('object_id', '=', key.object_id);
+    if (eventName !== undefined) query = query.where('event_name', '=', eventName);
+    return query;
+  };
+  const sums = (eb: { fn: any }, part: string) => [
     'app' as const,
     'object_type' as const,
     'object_id' as const,
@@ -54,37 +83,50 @@ export async function countsByEventName(
     eb.fn.sum('events').as('events'),
     eb.fn.min('first_seen').as('first_seen'),
     eb.fn.max('last_seen').as('last_seen'),
+    sql.lit(part).as('part'),
   ];
-  // One branch per object and part: each reads its own rows through the primary key.
-  const branches = keys.flatMap((key) => {
-    const hourly = parts.hours.map((range) => {
-      let query = db
-        .selectFrom('app_event_rollups')
-        .where('workspace_id', '=', workspaceId)
-        .where('app', '=', key.app)
-        .where('object_type', '=', key.object_type)
-        .where('object_id', '=', key.object_id)
-        .where(noIndex('hour'), '>=', range.from)
-        .where(noIndex('hour'), '<', range.to);
-      if (eventName !== undefined) query = query.where('event_name', '=', eventName);
-      return query.select(columns).groupBy(['app', 'object_type', 'object_id', 'event_name']);
-    });
-    if (!parts.days) return hourly;
-    let daily = db
-      .selectFrom('app_event_day_rollups')
-      .where('workspace_id', '=', workspaceId)
-      .where('app', '=', key.app)
-      .where('object_type', '=', key.object_type)
-      .where('object_id', '=', key.object_id)
-      .where(noIndex('day'), '>=', parts.days.from)
-      .where(noIndex('day'), '<=', parts.days.to);
-    if (eventName !== undefined) daily = daily.where('event_name', '=', eventName);
-    return [...hourly, daily.select(columns).groupBy(['app', 'object_type', 'object_id', 'event_name'])];
-  });
-  const rows = (await branches
-    .slice(1)
-    .reduce((all, branch) => all.unionAll(branch as never), branches[0]!)
-    .execute()) as (ObjectKey & NameCount)[];
+  const group = ['app', 'object_type', 'object_id', 'event_name'] as const;
+  // Whole days summed, and the event names of each partial day (to look their hours up by name).
+  const daily = keys.flatMap((key) => [
+    ...(parts.days
+      ? [
+          ofObject('app_event_day_rollups', key)
+            .where(noIndex('day'), '>=', parts.days.from)
+            .where(noIndex('day'), '<=', parts.days.to)
+            .select((eb) => sums(eb, 'days'))
+            .groupBy([...group]),
+        ]
+      : []),
+    ...parts.hours.map((range) =>
+      ofObject('app_event_day_rollups', key)
+        .where('day', '=', range.day)
+        .select((eb) => sums(eb, range.day))
+        .groupBy([...group]),
+    ),
+  ]);
+  const first = (await unionAll(daily)) as CountRow[];
+  const names = new Map<string, string[]>();
+  for (const row of first) {
+    if (row.part === 'days') continue;
+    const key = `${keyOf(row)}@${row.part}`;
+    names.set(key, [...(names.get(key) ?? []), row.event_name]);
+  }
+  const hourly = keys.flatMap((key) =>
+    parts.hours.flatMap((range) => {
+      const known = names.get(`${keyOf(key)}@${range.day}`);
+      if (!known) return [];
+      // No expression around hour here: event_name IN and the hour range both use the primary key.
+      return [
+        ofObject('app_event_rollups', key)
+          .where('event_name', 'in', known)
+          .where(sql.ref<string>('hour'), '>=', range.from)
+          .where(sql.ref<string>('hour'), '<', range.to)
+          .select((eb) => sums(eb, 'hours'))
+          .groupBy([...group]),
+      ];
+    }),
+  );
+  const rows = [...first.filter((row) => row.part === 'days'), ...((await unionAll(hourly)) as CountRow[])];
   const byName = new Map<string, Map<string, NameCount>>();
   for (const row of rows) {
     const names = byName.get(keyOf(row)) ?? new Map<string, NameCount>();
@@ -112,6 +154,16 @@ export async function countsByEventName(
     out.set(key, counts);
   }
   return out;
+}
+
+/** The rows of every branch (one query; none without branches). */
+async function unionAll(branches: { unionAll: (other: never) => any; execute: () => Promise<unknown[]> }[]) {
+  if (!branches.length) return [];
+  return (
+    branches.slice(1).reduce((all, branch) => all.unionAll(branch as never), branches[0]!) as {
+      execute: () => Promise<unknown[]>;
+    }
+  ).execute();
 }
 
 /**
