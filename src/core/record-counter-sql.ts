@@ -52,8 +52,8 @@ function watched(c: CountedRecords): string[] {
   ];
 }
 
-const changed = (columns: string[], distinct: string) =>
-  columns.map((col) => `old.${col} ${distinct} new.${col}`).join(' or ');
+const changed = (columns: string[], distinct: string, o = 'old', n = 'new') =>
+  columns.map((col) => `${o}.${col} ${distinct} ${n}.${col}`).join(' or ');
 
 const truth = (expr: string) => `(case when ${expr} then 1 else 0 end)`;
 
@@ -117,24 +117,48 @@ begin
   end if;
 end $$`;
 
+/**
+ * PostgreSQL: statement-level triggers over the transition tables, so a statement adds to each counter it
+ * moves once (a bulk insert of 100,000 rows is one rc_add per status, not 100,000 updates of one row,
+ * whose row versions a transaction cannot prune). An update counts only the rows whose watched columns
+ * changed, so an edit of a title takes no counter lock.
+ */
 function pgTriggers(c: CountedRecords): string[] {
   const name = `rc_${c.counter}`;
-  const add = (r: 'new' | 'old', sign: string) =>
-    `perform rc_add(${r}.workspace_id, '${c.counter}', ${dimension(c, r)}, ${sign}1, ${sign}${amount(c, r)});`;
-  const when = (r: 'new' | 'old', body: string) => {
+  const side = (r: string, sign: string) =>
+    `select ${r}.workspace_id as w, ${dimension(c, r)} as d, ${sign}1 as n, ${sign}${amount(c, r)} as a`;
+  const only = (r: string) => {
     const cond = condition(c, r, true);
-    return cond ? `if ${cond} then ${body} end if;` : body;
+    return cond ? ` and ${cond}` : '';
   };
+  const apply = (
+    rows: string,
+  ) => `for g in select w, d, sum(n)::bigint as n, sum(a)::bigint as a from (${rows}) x
+      group by w, d having sum(n) <> 0 or sum(a) <> 0 order by w, d
+    loop perform rc_add(g.w, '${c.counter}', g.d, g.n, g.a); end loop;`;
+  // Aliases ro / rn: in PL/pgSQL, old and new would name the trigger's record variables.
+  const pair = 'from old_rows ro join new_rows rn on rn.workspace_id = ro.workspace_id and rn.id = ro.id';
+  const moved = `(${changed(watched(c), 'is distinct from', 'ro', 'rn')})`;
   const statements = [
     `create or replace function ${name}() returns trigger language plpgsql as $$
+    declare g record;
     begin
-      if tg_op <> 'INSERT' then ${when('old', add('old', '-'))} end if;
-      if tg_op <> 'DELETE' then ${when('new', add('new', ''))} end if;
+      if tg_op = 'INSERT' then
+        ${apply(`${side('rn', '')} from new_rows rn where true${only('rn')}`)}
+      elsif tg_op = 'DELETE' then
+        ${apply(`${side('ro', '-')} from old_rows ro where true${only('ro')}`)}
+      else
+        ${apply(`${side('ro', '-')} ${pair} where ${moved}${only('ro')}
+          union all ${side('rn', '')} ${pair} where ${moved}${only('rn')}`)}
+      end if;
       return null;
     end $$`,
-    `create trigger ${name}_write after insert or delete on ${c.table} for each row execute function ${name}()`,
-    `create trigger ${name}_update after update of ${watched(c).join(', ')} on ${c.table} for each row
-      when (${changed(watched(c), 'is distinct from')}) execute function ${name}()`,
+    `create trigger ${name}_insert after insert on ${c.table} referencing new table as new_rows
+      for each statement execute function ${name}()`,
+    `create trigger ${name}_delete after delete on ${c.table} referencing old table as old_rows
+      for each statement execute function ${name}()`,
+    `create trigger ${name}_update after update on ${c.table} referencing old table as old_rows new table as new_rows
+      for each statement execute function ${name}()`,
   ];
   if (c.parent) {
     const p = c.parent;

@@ -27,35 +27,66 @@ export interface CounterValue {
   amountBy: Record<string, number>;
 }
 
+type CounterRow = { counter: string; dimension: string; n: number; amount: number };
+
+/** Reads of one database and workspace asked in the same tick: get_workspace_summary's sections. */
+const batches = new WeakMap<
+  Kysely<DB>,
+  Map<string, { counters: Set<string>; rows: Promise<CounterRow[]> }>
+>();
+
+function counterRows(
+  db: Kysely<DB>,
+  workspaceId: string,
+  counters: readonly string[],
+): Promise<CounterRow[]> {
+  const byWorkspace = batches.get(db) ?? new Map();
+  batches.set(db, byWorkspace);
+  const open = byWorkspace.get(workspaceId);
+  if (open) {
+    for (const c of counters) open.counters.add(c);
+    return open.rows;
+  }
+  const batch = { counters: new Set(counters), rows: Promise.resolve([] as CounterRow[]) };
+  byWorkspace.set(workspaceId, batch);
+  // The sections start together (Promise.all): wait one microtask, then read all their counters at once.
+  batch.rows = Promise.resolve().then(() => {
+    byWorkspace.delete(workspaceId);
+    return db
+      .withTables<{ record_counters: RecordCountersTable }>()
+      .selectFrom('record_counters')
+      .select((eb) => [
+        'counter',
+        'dimension',
+        eb.fn.sum<number>('n').as('n'),
+        eb.fn.sum<number>('amount').as('amount'),
+      ])
+      .where('workspace_id', '=', workspaceId)
+      .where('counter', 'in', [...batch.counters])
+      .groupBy(['counter', 'dimension'])
+      .execute();
+  });
+  return batch.rows;
+}
+
 /**
  * The named counters of a workspace, summed over their slots: one indexed query that reads a few rows per
- * counter, whatever the number of records. Dimensions whose count is zero are left out.
+ * counter, whatever the number of records (the reads of the summary's sections share one). Dimensions
+ * whose count is zero are left out.
  */
 export async function readRecordCounters<C extends string>(
   db: Kysely<DB>,
   workspaceId: string,
   counters: readonly C[],
 ): Promise<Record<C, CounterValue>> {
-  const rows = await db
-    .withTables<{ record_counters: RecordCountersTable }>()
-    .selectFrom('record_counters')
-    .select((eb) => [
-      'counter',
-      'dimension',
-      eb.fn.sum<number>('n').as('n'),
-      eb.fn.sum<number>('amount').as('amount'),
-    ])
-    .where('workspace_id', '=', workspaceId)
-    .where('counter', 'in', counters as readonly string[])
-    .groupBy(['counter', 'dimension'])
-    .execute();
+  const rows = await counterRows(db, workspaceId, counters);
   const result = Object.fromEntries(
     counters.map((c) => [c, { total: 0, by: {}, amountBy: {} } satisfies CounterValue]),
   ) as Record<C, CounterValue>;
   for (const row of rows) {
-    const n = Number(row.n);
-    if (n === 0) continue;
     const value = result[row.counter as C];
+    const n = Number(row.n);
+    if (!value || n === 0) continue;
     value.total += n;
     value.by[row.dimension] = n;
     value.amountBy[row.dimension] = Number(row.amount);
