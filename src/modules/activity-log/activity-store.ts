@@ -38,16 +38,3 @@ export async function searchActivities(
     : await fetchPage(query, page);
   return { ...result, items: result.items.map(toActivity) };
 }
-
-/** Activity counts by type for get_workspace_summary, in one query. */
-export async function activityCounts(db: Kysely<DB>, workspaceId: string) {
-  const rows = await db
-    .selectFrom('activities')
-    .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('workspace_id', '=', workspaceId)
-    .groupBy('type')
-    .execute();
-  const byType: Record<string, number> = { note: 0, call: 0, email: 0, meeting: 0, agent_action: 0 };
-  for (const row of rows) byType[row.type] = Number(row.n);
-  return { total: Object.values(byType).reduce((a, b) => a + b, 0), by_type: byType };
-}

@@ -143,20 +143,6 @@ export async function measureStored(storage: AssetStorage, storageKey: string) {
   return { sizeBytes, sha256: hash.digest('hex') };
 }
 
-/** get_workspace_summary's assets section, in one query over the status index. */
-export async function assetCounts(db: Kysely<DB>, workspaceId: string) {
-  const row = await db
-    .selectFrom('assets')
-    .select((eb) => [
-      eb.fn.sum<number>(eb.case().when('status', '=', 'ready').then(1).else(0).end()).as('ready'),
-      eb.fn.sum<number>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
-    ])
-    .where('workspace_id', '=', workspaceId)
-    .where('status', 'in', ['ready', 'pending'])
-    .executeTakeFirstOrThrow();
-  return { ready_assets: Number(row.ready ?? 0), pending_assets: Number(row.pending ?? 0) };
-}
-
 /**
  * System maintenance across every workspace: archived assets, and pending ones whose upload window closed
  * before windowStart, whose bytes the cleanup job has not deleted yet.

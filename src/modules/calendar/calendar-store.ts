@@ -5,8 +5,8 @@ import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Calendar, CalendarEvent, CalendarEventOccurrence } from './calendar-schemas.ts';
 import type { CalendarEventsTable, CalendarsTable, EventStatus } from './calendar-tables.ts';
-import { type Occurrence, occurrencesStartingBetween, type Timing } from './recurrence.ts';
-import { DAY, formatInZone } from './zoned-time.ts';
+import type { Occurrence, Timing } from './recurrence.ts';
+import { formatInZone } from './zoned-time.ts';
 
 export function toCalendar(row: CalendarsTable): Calendar {
   return {
@@ -228,53 +228,4 @@ export async function listEvents(
       })
     : await fetchPage(eventQuery(db, workspaceId, filters), page);
   return { ...result, items: result.items.map(toCalendarEvent) };
-}
-
-/**
- * Calendars and the occurrences starting in the next 7 days (canceled events left out) for
- * get_workspace_summary, in one query: the single events are counted in SQL, the recurring series that
- * reach into the week come along as rows and are expanded.
- */
-export async function calendarCounts(db: Kysely<DB>, workspaceId: string, now: string) {
-  const end = new Date(Date.parse(now) + 7 * DAY).toISOString();
-  const counts = db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('calendars')
-        .select((c) => c.fn.countAll().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .as('calendars'),
-      eb
-        .selectFrom('calendar_events')
-        .select((c) => c.fn.countAll().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('recurring', '=', 0)
-        .where('starts_at', '>=', now)
-        .where('starts_at', '<', end)
-        .where('status', '!=', 'canceled')
-        .as('single_upcoming'),
-    ])
-    .as('counts');
-  const series = db
-    .selectFrom('calendar_events')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('recurring', '=', 1)
-    .where('starts_at', '<', end)
-    .where('status', '!=', 'canceled')
-    .where((w) => w.or([w('series_ends_at', 'is', null), w('series_ends_at', '>', now)]))
-    .as('series');
-  const rows = await db
-    .selectFrom(counts)
-    .leftJoin(series, (join) => join.onTrue())
-    .selectAll('series')
-    .select(['counts.calendars', 'counts.single_upcoming'])
-    .execute();
-  const from = Date.parse(now);
-  let upcoming = Number(rows[0]?.single_upcoming ?? 0);
-  for (const row of rows) {
-    if (!row.id) continue;
-    upcoming += occurrencesStartingBetween(timingOf(row as CalendarEventsTable), from, from + 7 * DAY);
-  }
-  return { calendars: Number(rows[0]?.calendars ?? 0), upcoming_events: upcoming };
 }

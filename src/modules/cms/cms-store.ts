@@ -274,33 +274,3 @@ export async function listPosts(
     : await fetchPage(query, page);
   return { ...result, items: result.items.map(toPost) };
 }
-
-/** get_workspace_summary's cms section, in one query of subselects over indexed columns. */
-export async function cmsCounts(db: Kysely<DB>, workspaceId: string) {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('cms_entries')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .as('entries'),
-      eb
-        .selectFrom('cms_entries')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '=', 'published')
-        .as('published_entries'),
-      eb
-        .selectFrom('marketing_campaigns')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '=', 'active')
-        .as('active_campaigns'),
-    ])
-    .executeTakeFirstOrThrow();
-  return {
-    entries: Number(row.entries),
-    published_entries: Number(row.published_entries),
-    active_campaigns: Number(row.active_campaigns),
-  };
-}

@@ -167,31 +167,3 @@ export async function listRoadmapItems(
     : await fetchPage(query, page);
   return { ...result, items: result.items.map(toRoadmapItem) };
 }
-
-/** Product counts for get_workspace_summary, in one query. */
-export async function productCounts(db: Kysely<DB>, workspaceId: string) {
-  const count = (
-    eb: any,
-    table: 'products' | 'product_releases' | 'product_roadmap_items',
-    statuses: string[],
-    as: string,
-  ) =>
-    eb
-      .selectFrom(table)
-      .select((e: any) => e.fn.countAll().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .where('status', 'in', statuses)
-      .as(as);
-  const row = (await db
-    .selectNoFrom((eb) => [
-      count(eb, 'products', ['active'], 'active_products'),
-      count(eb, 'product_releases', ['planned', 'in_progress'], 'upcoming_releases'),
-      count(eb, 'product_roadmap_items', ['planned', 'in_progress'], 'roadmap_items_in_flight'),
-    ])
-    .executeTakeFirstOrThrow()) as Record<string, unknown>;
-  return {
-    active_products: Number(row.active_products),
-    upcoming_releases: Number(row.upcoming_releases),
-    roadmap_items_in_flight: Number(row.roadmap_items_in_flight),
-  };
-}

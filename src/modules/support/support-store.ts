@@ -212,17 +212,3 @@ export async function listComments(db: Kysely<DB>, workspaceId: string, ticketId
   const result = await fetchKeysetPage(query, page, OLDEST_FIRST);
   return { ...result, items: result.items.map(toComment) };
 }
-
-/** get_workspace_summary's support section, in one query over the covering SLA index. */
-export async function supportCounts(db: Kysely<DB>, workspaceId: string, now: string) {
-  const row = await db
-    .selectFrom('support_tickets')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('open_tickets'),
-      eb.fn.sum<number>(eb.case().when(slaBreachedAt(now)(eb)).then(1).else(0).end()).as('sla_breached'),
-    ])
-    .where('workspace_id', '=', workspaceId)
-    .where('status', 'in', UNRESOLVED)
-    .executeTakeFirstOrThrow();
-  return { open_tickets: Number(row.open_tickets), sla_breached: Number(row.sla_breached ?? 0) };
-}

@@ -59,16 +59,3 @@ export async function listTasks(
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toTask) };
 }
-
-/** Task counts by status for get_workspace_summary, in one query. */
-export async function taskCounts(db: Kysely<DB>, workspaceId: string) {
-  const rows = await db
-    .selectFrom('tasks')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('workspace_id', '=', workspaceId)
-    .groupBy('status')
-    .execute();
-  const counts = { open: 0, completed: 0, canceled: 0 };
-  for (const row of rows) counts[row.status] = Number(row.n);
-  return counts;
-}
