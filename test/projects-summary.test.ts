@@ -4,9 +4,9 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calendarCounts } from '../src/modules/calendar/calendar-summary.ts';
-import { productCounts } from '../src/modules/products/product-summary.ts';
-import { projectCounts } from '../src/modules/projects/project-summary.ts';
+import { calendarCounts } from '../src/modules/calendar/calendar-summary-store.ts';
+import { productCounts } from '../src/modules/products/product-summary-store.ts';
+import { projectCounts } from '../src/modules/projects/project-summary-store.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 let h: Harness;

@@ -1,6 +1,6 @@
 import type { ModuleDefinition } from '../../core/module.ts';
 import { activityRecord, logActivity, searchActivityOperation } from './activities.ts';
-import { activityCounts } from './activity-summary.ts';
+import { activityCounts } from './activity-summary-store.ts';
 import type { ActivityTables } from './activity-tables.ts';
 import { getRecordHistory } from './history.ts';
 

@@ -1,7 +1,7 @@
 import type { ModuleDefinition } from '../../core/module.ts';
 import { assetCleanupJob, assetCleanupSweep, removeLeftoverPartials } from './asset-cleanup.ts';
 import { AssetSchema } from './asset-schemas.ts';
-import { assetCounts } from './asset-summary.ts';
+import { assetCounts } from './asset-summary-store.ts';
 import type { AssetTables } from './asset-tables.ts';
 import {
   archiveAsset,

@@ -1,6 +1,6 @@
 import type { ModuleDefinition } from '../../core/module.ts';
 import { CalendarEventSchema, CalendarSchema } from './calendar-schemas.ts';
-import { calendarCounts } from './calendar-summary.ts';
+import { calendarCounts } from './calendar-summary-store.ts';
 import type { CalendarTables } from './calendar-tables.ts';
 import {
   calendarFeed,

@@ -7,7 +7,7 @@ import {
   MarketingCampaignSchema,
   MarketingPostSchema,
 } from './cms-schemas.ts';
-import { cmsCounts } from './cms-summary.ts';
+import { cmsCounts } from './cms-summary-store.ts';
 import type { CmsTables } from './cms-tables.ts';
 import { collectionRecord, createCollection, listCmsCollections } from './collections.ts';
 import {

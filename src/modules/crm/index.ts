@@ -7,7 +7,7 @@ import {
 import { companyRecord, createCompany, searchCompaniesOperation } from './companies.ts';
 import { contactRecord, createContact, searchContactsOperation } from './contacts.ts';
 import { crmEvents } from './crm-events.ts';
-import { crmCounts } from './crm-summary.ts';
+import { crmCounts } from './crm-summary-store.ts';
 import type { CrmTables } from './crm-tables.ts';
 import { createDealStage, dealStageRecord, listDealStages } from './deal-stages.ts';
 import { createDeal, dealRecord, updateDeal, updateDealStage } from './deals.ts';

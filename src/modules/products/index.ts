@@ -1,6 +1,6 @@
 import type { ModuleDefinition } from '../../core/module.ts';
 import { ProductReleaseSchema, ProductRoadmapItemSchema, ProductSchema } from './product-schemas.ts';
-import { productCounts } from './product-summary.ts';
+import { productCounts } from './product-summary-store.ts';
 import type { ProductTables } from './product-tables.ts';
 import { createProduct, listProductsOperation, productRecord, updateProduct } from './products.ts';
 import { createRelease, listReleasesOperation, releaseRecord, updateRelease } from './releases.ts';

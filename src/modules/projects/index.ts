@@ -8,7 +8,7 @@ import {
   ProjectTaskMoveSchema,
   ProjectTaskSchema,
 } from './project-schemas.ts';
-import { projectCounts } from './project-summary.ts';
+import { projectCounts } from './project-summary-store.ts';
 import type { ProjectTables } from './project-tables.ts';
 import { createProjectTask, listProjectTasksOperation, projectTaskRecord } from './project-tasks.ts';
 import { createProject, listProjectsOperation, projectRecord, updateProject } from './projects.ts';

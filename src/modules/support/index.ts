@@ -15,7 +15,7 @@ import {
   SupportTicketSchema,
   TicketStatusChangeSchema,
 } from './support-schemas.ts';
-import { supportCounts } from './support-summary.ts';
+import { supportCounts } from './support-summary-store.ts';
 import type { SupportTables } from './support-tables.ts';
 import { createSupportTicket, listSupportTickets, ticketRecord, updateSupportTicket } from './tickets.ts';
 

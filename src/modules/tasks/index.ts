@@ -1,5 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import { taskCounts } from './task-summary.ts';
+import { taskCounts } from './task-summary-store.ts';
 import type { TaskTables } from './task-tables.ts';
 import { completeTask, createTask, listTasksOperation, taskRecord, updateTask } from './tasks.ts';
 
