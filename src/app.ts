@@ -9,7 +9,14 @@ import { fail, ServiceError, validationFailed } from './core/errors.ts';
 import { newId } from './core/ids.ts';
 import { outboxMetrics } from './core/outbox-metrics.ts';
 import { createOutboxRelay } from './core/outbox-relay.ts';
-import { createRateLimiter, memoryStore, postgresStore, type RateLimiter } from './core/rate-limit.ts';
+import { createPrincipalCache } from './core/principal-cache.ts';
+import {
+  createRateLimiter,
+  memoryStore,
+  openLimiterPool,
+  postgresStore,
+  type RateLimiter,
+} from './core/rate-limit.ts';
 import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
 import { createUsageRecorder } from './core/usage-recorder.ts';
 import { type Database, openDatabase } from './db/database.ts';
@@ -62,8 +69,15 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const database = options.database ?? openDatabase(config);
   await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
-  const limiterStore =
-    config.rateLimitStore === 'postgres' && database.pool ? postgresStore(database.pool) : memoryStore;
+  const limiterPool =
+    config.rateLimitStore === 'postgres' && config.databaseUrl
+      ? openLimiterPool(config.databaseUrl, config.databaseSchema)
+      : undefined;
+  const limiterStore = limiterPool ? postgresStore(limiterPool) : memoryStore;
+  const principals =
+    config.databaseUrl && config.credentialCacheSeconds > 0
+      ? createPrincipalCache(config.databaseUrl, config.credentialCacheSeconds * 1000, logger)
+      : undefined;
   const metrics = createMetrics();
   const clock = options.clock ?? systemClock;
   const registry = options.registry ?? buildRegistry();
@@ -78,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     usage: createUsageRecorder(database.transaction, logger),
     // Every node enqueues (inside its calls' transactions); only a node with its worker on runs jobs.
     jobs: createQueueBackend({ db: database.db, dialect: database.dialect, config, clock, logger }),
+    principals,
     relay: createOutboxRelay({
       database,
       consumers: registry.eventConsumers,
@@ -262,6 +277,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   }
   app.addHook('onClose', async () => {
     await deps.usage.flush();
+    await limiterPool?.end();
+    await principals?.close();
     if (!options.database) await database.close();
   });
   let worker: Worker | undefined;

@@ -17,6 +17,11 @@ export interface Config {
   defaultRateLimitPerMinute: number;
   /** Where rate-limit counts live: this process (memory) or PostgreSQL, shared by every node. */
   rateLimitStore: 'memory' | 'postgres';
+  /**
+   * PostgreSQL: how long a node may serve a credential lookup from its cache, in seconds
+   * (WOS_CREDENTIAL_CACHE_SECONDS, default 10; 0: no cache). Revocations reach every node at once (NOTIFY).
+   */
+  credentialCacheSeconds: number;
   /** Largest asset upload accepted through a signed upload URL (WOS_MAX_UPLOAD_BYTES, default 100 MiB). */
   maxUploadBytes: number;
   /** Time a request's head and body have to arrive, in ms (WOS_REQUEST_TIMEOUT_MS, default 300 s; 0: none). */
@@ -137,6 +142,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       'WOS_DEFAULT_RATE_LIMIT_PER_MINUTE',
     ),
     rateLimitStore: rateLimitStore(env),
+    credentialCacheSeconds: integer(env.WOS_CREDENTIAL_CACHE_SECONDS, 10, 'WOS_CREDENTIAL_CACHE_SECONDS'),
     maxUploadBytes: integer(env.WOS_MAX_UPLOAD_BYTES, 100 * 1024 * 1024, 'WOS_MAX_UPLOAD_BYTES'),
     requestTimeoutMs: integer(env.WOS_REQUEST_TIMEOUT_MS, 300_000, 'WOS_REQUEST_TIMEOUT_MS'),
     worker: !['off', 'false', '0', 'no'].includes((env.WOS_WORKER ?? 'on').toLowerCase()),

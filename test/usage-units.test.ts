@@ -169,4 +169,29 @@ describe('usage units', () => {
       }),
     ).toThrow(/units must be a whole number/);
   });
+
+  it('consumes the declared units from the per-minute rate limit: a costly call takes more of the budget', async () => {
+    const ws = await h.workspace('Costly calls');
+    await h.admin('PATCH', `/workspaces/${ws.id}`, { rate_limit_per_minute: 12 });
+    const first = await exportAll(ws);
+    expect(first.status).toBe(200);
+    expect(first.headers.ratelimit).toMatch(/^"workspace";r=7;/);
+    // A one-unit call takes one.
+    const cheap = await scan(ws, 10);
+    expect(cheap.status).toBe(200);
+    expect(cheap.headers.ratelimit).toMatch(/^"workspace";r=6;/);
+    expect((await exportAll(ws)).headers.ratelimit).toMatch(/^"workspace";r=1;/);
+    // 1 left: the next 5-unit call is refused, where a 1-unit call would still pass.
+    const refused = await exportAll(ws);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+
+    // An operation costing more than the whole budget still runs once a minute, taking all of it.
+    const tight = await h.workspace('Tight budget');
+    await h.admin('PATCH', `/workspaces/${tight.id}`, { rate_limit_per_minute: 3 });
+    const once = await exportAll(tight);
+    expect(once.status).toBe(200);
+    expect(once.headers.ratelimit).toMatch(/^"workspace";r=0;/);
+    expect((await scan(tight, 1)).status).toBe(429);
+  });
 });

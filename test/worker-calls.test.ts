@@ -2,6 +2,7 @@
 // worker) with the credential that started the run, checked when the call runs, not when it was scheduled.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toAuditResource } from '../src/core/audit.ts';
+import { forgetCachedPrincipals, notifyPrincipalChange } from '../src/core/principal-cache.ts';
 import { runOnBehalf } from '../src/core/run-on-behalf.ts';
 import { ALL_SCOPES, Harness, MutableClock, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 import { openGate, runTestRegistry } from './helpers/run-test-module.ts';
@@ -120,6 +121,9 @@ describe(`worker calls (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
       .set({ scopes: JSON.stringify(fewer) })
       .where('id', '=', credential.credential.id)
       .execute();
+    // No operator action changes scopes: a change made in SQL tells the nodes' credential caches itself.
+    await notifyPrincipalChange(h.db, ws.id);
+    forgetCachedPrincipals();
     openGate(run.id);
     const failed = await runWhen(run.id, (r) => r.status === 'failed');
     expect(failed.error).toEqual({

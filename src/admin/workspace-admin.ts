@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Actor, Surface } from '../core/context.ts';
 import { fail } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
+import { forgetCachedPrincipals, notifyPrincipalChange } from '../core/principal-cache.ts';
 import { generateToken, hashToken } from '../core/tokens.ts';
 import type { CredentialsTable, DB } from '../db/tables.ts';
 
@@ -163,6 +164,8 @@ export async function updateWorkspace(call: OperatorCall, workspaceId: string, p
   }
   await call.db.transaction().execute(async (trx) => {
     await trx.updateTable('workspaces').set(set).where('id', '=', workspaceId).execute();
+    // Every node's cached credentials of the workspace carry its settings: dropped at commit.
+    await notifyPrincipalChange(trx, workspaceId);
     if (patch.billing?.monthly_cap_units !== undefined && patch.billing.monthly_cap_units !== null) {
       await seedMonthCounter(trx, workspaceId, call.clock.now());
     }
@@ -175,6 +178,7 @@ export async function updateWorkspace(call: OperatorCall, workspaceId: string, p
       Object.keys(patch),
     );
   });
+  forgetCachedPrincipals();
   return getWorkspace(call.db, workspaceId);
 }
 
@@ -189,6 +193,7 @@ export async function deleteWorkspace(call: OperatorCall, workspaceId: string) {
       .set({ deleted_at: now, updated_at: now })
       .where('id', '=', workspaceId)
       .execute();
+    await notifyPrincipalChange(trx, workspaceId);
     await audit(
       { ...call, db: trx },
       workspaceId,
@@ -198,6 +203,7 @@ export async function deleteWorkspace(call: OperatorCall, workspaceId: string) {
       [],
     );
   });
+  forgetCachedPrincipals();
 }
 
 export async function createCredential(
@@ -258,6 +264,8 @@ export async function revokeCredential(call: OperatorCall, credentialId: string)
       .where('workspace_id', '=', row.workspace_id)
       .where('id', '=', row.id)
       .execute();
+    // The credential stops working on every node when this commits, not when their caches expire.
+    await notifyPrincipalChange(trx, row.workspace_id);
     await audit(
       { ...call, db: trx },
       row.workspace_id,
@@ -267,4 +275,5 @@ export async function revokeCredential(call: OperatorCall, credentialId: string)
       [],
     );
   });
+  forgetCachedPrincipals();
 }

@@ -66,7 +66,8 @@ export function auditRow(write: AuditWrite, entry: AuditEntry): AuditEventsTable
   };
 }
 
-const insertAuditRows = reusableInsert<AuditEventsTable>('audit_events', [
+/** Column order of audit_events inserts (also src/core/write-effects.ts). */
+export const AUDIT_COLUMNS = [
   'workspace_id',
   'id',
   'request_id',
@@ -83,7 +84,9 @@ const insertAuditRows = reusableInsert<AuditEventsTable>('audit_events', [
   'changed_fields',
   'on_behalf_of',
   'caused_by',
-]);
+] as const satisfies readonly (keyof AuditEventsTable)[];
+
+const insertAuditRows = reusableInsert<AuditEventsTable>('audit_events', AUDIT_COLUMNS);
 
 export async function insertAuditEvents(db: Kysely<DB>, rows: AuditEventsTable[]): Promise<void> {
   await insertAuditRows(db, rows);

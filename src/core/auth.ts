@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { reusableQuery } from '../db/reusable-query.ts';
 import type { DB, WorkspacesTable } from '../db/tables.ts';
 import { fail } from './errors.ts';
+import type { PrincipalCache } from './principal-cache.ts';
 import { bearerToken, hashesEqual, hashToken } from './tokens.ts';
 
 export type McpAuthMethod = 'mcp_token' | 'api_key';
@@ -126,11 +127,21 @@ export async function authenticate(
   db: Kysely<DB>,
   authorization: string | undefined,
   surface: 'rest' | 'mcp',
+  cache?: PrincipalCache,
 ): Promise<Principal> {
   const token = bearerToken(authorization);
   if (!token) throw fail('authentication_required');
   const hash = hashToken(token);
-  const [row] = await credentialLookup(db, [hash]);
+  const lookup = async () => (await credentialLookup(db, [hash]))[0];
+  // Only live credentials are kept, and not those of a workspace with prepaid credit: its credit_units
+  // change with every billed call, and the billing stage reads them from here.
+  const row = cache
+    ? await cache.get(
+        hash,
+        lookup,
+        (found) => !!found && found.deleted_at === null && found.credit_units === null,
+      )
+    : await lookup();
   if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null)
     throw fail('workspace_not_found');
 

@@ -6,7 +6,8 @@ import type { Principal } from './auth.ts';
 import { newId } from './ids.ts';
 import type { Call } from './run-operation.ts';
 
-const insertCallEvents = reusableInsert<CallEventsTable>('call_events', [
+/** Column order of call_events inserts (also src/core/write-effects.ts). */
+export const CALL_EVENT_COLUMNS = [
   'workspace_id',
   'id',
   'request_id',
@@ -22,7 +23,9 @@ const insertCallEvents = reusableInsert<CallEventsTable>('call_events', [
   'units',
   'billed_units',
   'caused_by',
-]);
+] as const satisfies readonly (keyof CallEventsTable)[];
+
+const insertCallEvents = reusableInsert<CallEventsTable>('call_events', CALL_EVENT_COLUMNS);
 
 const KINDS = { rest: 'api_request', mcp: 'mcp_tool_call', worker: 'worker_call' } as const;
 

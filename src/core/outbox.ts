@@ -24,7 +24,8 @@ export function outboxRow(
   };
 }
 
-const insertOutboxRows = reusableInsert<OutboxEventsTable>('outbox_events', [
+/** Column order of outbox_events inserts (also src/core/write-effects.ts). */
+export const OUTBOX_COLUMNS = [
   'workspace_id',
   'id',
   'request_id',
@@ -34,7 +35,9 @@ const insertOutboxRows = reusableInsert<OutboxEventsTable>('outbox_events', [
   'target_id',
   'payload',
   'published_at',
-]);
+] as const satisfies readonly (keyof OutboxEventsTable)[];
+
+const insertOutboxRows = reusableInsert<OutboxEventsTable>('outbox_events', OUTBOX_COLUMNS);
 
 export async function insertOutboxEvents(db: Kysely<DB>, rows: OutboxEventsTable[]): Promise<void> {
   await insertOutboxRows(db, rows);

@@ -13,7 +13,7 @@ import type { Database } from '../db/database.ts';
 import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db/tables.ts';
 import type { QueueBackend } from '../jobs/types.ts';
 import type { Registry } from '../registry.ts';
-import { auditRow, insertAuditEvents } from './audit.ts';
+import { auditRow } from './audit.ts';
 import { authenticate, type BrowserAccess, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
 import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
@@ -22,9 +22,10 @@ import type { Clock } from './clock.ts';
 import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
 import type { OperationDefinition, OperationResult } from './define-operation.ts';
 import { asServiceError, fail, notFound, type ServiceError, validationFailed } from './errors.ts';
-import { bindKey, claimKey, fingerprint } from './idempotency.ts';
-import { insertOutboxEvents, outboxRow } from './outbox.ts';
+import { claimKey, fingerprint } from './idempotency.ts';
+import { outboxRow } from './outbox.ts';
 import type { OutboxRelay } from './outbox-relay.ts';
+import type { PrincipalCache } from './principal-cache.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { loadRecord } from './record-types.ts';
@@ -33,6 +34,7 @@ import { toRunResource } from './run-resource.ts';
 import { requireRun, startOperationRun } from './runs.ts';
 import { assertNoNul, toFieldErrors } from './schema.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
+import { insertWriteEffects } from './write-effects.ts';
 
 export interface PipelineDeps {
   database: Database;
@@ -47,6 +49,8 @@ export interface PipelineDeps {
   jobs: QueueBackend;
   /** Hands committed outbox events to the consumers; nudged after every write that stored some. */
   relay: OutboxRelay;
+  /** PostgreSQL: credential lookups cached on this node, invalidated from every node (LISTEN/NOTIFY). */
+  principals?: PrincipalCache;
 }
 
 /** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
@@ -115,7 +119,12 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
             () =>
               publicKey
                 ? publicKey.access.authenticate(db, publicKey.key, publicKey.origin, deps.clock.now())
-                : authenticate(db, call.authorization, call.surface === 'mcp' ? 'mcp' : 'rest'),
+                : authenticate(
+                    db,
+                    call.authorization,
+                    call.surface === 'mcp' ? 'mcp' : 'rest',
+                    deps.principals,
+                  ),
           ));
     const { workspace, credential } = principal;
     // A workspace header naming another workspace reveals nothing: the same answer as an unknown token.
@@ -150,9 +159,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       });
     }
 
-    // 6. rate limit
+    // 6. rate limit: a call costs its declared usage units, known before it runs
     if (workspace.rateLimitPerMinute !== null) {
-      const outcome = await deps.rateLimiter.consume(workspace.id, workspace.rateLimitPerMinute);
+      const outcome = await deps.rateLimiter.consume(workspace.id, workspace.rateLimitPerMinute, op.units);
       Object.assign(headers, rateLimitHeaders(outcome));
       if (!outcome.allowed) throw fail('rate_limited', { retry_after_seconds: outcome.resetSeconds });
     }
@@ -276,7 +285,6 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       }
       if (!result) {
         result = await op.handler(ctx, input);
-        if (claim && result.createdId) await bindKey(trx, claim, result.createdId);
       }
       if (dryRun) throw new DryRunRollback(result);
       if (op.kind !== 'read' && !replayed && audits.length === 0) {
@@ -298,12 +306,15 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       const outboxRows: OutboxEventsTable[] = events.map((e) =>
         outboxRow(workspace.id, call.requestId, nowIso, e),
       );
-      await insertAuditEvents(trx, auditRows);
-      // Consumers (webhooks, notification rules) get the events from the relay after the commit.
-      await insertOutboxEvents(trx, outboxRows);
       const units = callUnits(op, result);
       await consumeUnits(trx, workspace, units, now);
-      await insertCallEvent(trx, callEvent(status, units));
+      // Consumers (webhooks, notification rules) get the outbox events from the relay after the commit.
+      await insertWriteEffects(trx, {
+        bind: claim && !replayed && result.createdId ? { ...claim, resourceId: result.createdId } : undefined,
+        audits: auditRows,
+        outbox: outboxRows,
+        callEvent: callEvent(status, units),
+      });
       return { result, status };
     };
 

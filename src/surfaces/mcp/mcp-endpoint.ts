@@ -105,7 +105,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     try {
       const { authorization } = request.headers;
       principal = await deps.authThrottle.guard(request.ip, authorization, () =>
-        authenticate(deps.database.db, authorization, 'mcp'),
+        authenticate(deps.database.db, authorization, 'mcp', deps.principals),
       );
     } catch (thrown) {
       return failHttp(thrown as ServiceError);
