@@ -53,6 +53,18 @@ export interface Config {
   /** Heavy reads running at once: SQLite worker processes, or the PostgreSQL heavy pool's connections. */
   heavyReadPoolSize: number;
   /**
+   * Heavy reads one workspace may run at once on this node (WOS_HEAVY_READS_PER_WORKSPACE, default 2); more
+   * wait up to heavyReadWaitMs for a slot, then answer 429 rate_limited.
+   */
+  heavyReadsPerWorkspace: number;
+  /** How long a heavy read waits for its workspace's slot, in ms (WOS_HEAVY_READ_WAIT_MS, default 2 s). */
+  heavyReadWaitMs: number;
+  /**
+   * PostgreSQL: statement_timeout of the main pool's sessions, in ms (WOS_STATEMENT_TIMEOUT_MS, default 5 s;
+   * 0: none). Bounds every API read and write; migrations and the CLI run without it.
+   */
+  statementTimeoutMs: number;
+  /**
    * Checks every success body against its declared schema (WOS_VALIDATE_RESPONSES=on; the test suite turns
    * it on): a mismatch answers internal_error naming the operation and the field. Off in production.
    */
@@ -163,6 +175,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .filter(Boolean),
     heavyReadTimeoutMs: integer(env.WOS_HEAVY_READ_TIMEOUT_MS, 30_000, 'WOS_HEAVY_READ_TIMEOUT_MS') || 30_000,
     heavyReadPoolSize: Math.max(1, integer(env.WOS_HEAVY_READ_POOL_SIZE, 2, 'WOS_HEAVY_READ_POOL_SIZE')),
+    heavyReadsPerWorkspace: Math.max(
+      1,
+      integer(env.WOS_HEAVY_READS_PER_WORKSPACE, 2, 'WOS_HEAVY_READS_PER_WORKSPACE'),
+    ),
+    heavyReadWaitMs: integer(env.WOS_HEAVY_READ_WAIT_MS, 2000, 'WOS_HEAVY_READ_WAIT_MS'),
+    statementTimeoutMs: integer(env.WOS_STATEMENT_TIMEOUT_MS, 5000, 'WOS_STATEMENT_TIMEOUT_MS'),
     validateResponses: ['on', 'true', '1', 'yes'].includes(
       (env.WOS_VALIDATE_RESPONSES ?? 'off').toLowerCase(),
     ),

@@ -85,7 +85,8 @@ async function main(argv: string[]): Promise<void> {
   const config = configFrom(values);
   if (command === 'serve') return serve(config);
 
-  const database = openDatabase(config);
+  // Operator commands (counter rebuilds, migrations) may run longer than an API call's statement timeout.
+  const database = openDatabase({ ...config, statementTimeoutMs: 0 });
   const print = (value: unknown): void => {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   };

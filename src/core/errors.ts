@@ -64,7 +64,9 @@ export const errorCatalogue = {
     retryable: true,
     description:
       'Requests are limited per workspace and minute, across all its credentials. Rejected credentials are ' +
-      'limited too: after 20 in a minute from one address, further ones answer 429 until the minute ends.',
+      'limited too: after 20 in a minute from one address, further ones answer 429 until the minute ends. ' +
+      'A workspace runs at most WOS_HEAVY_READS_PER_WORKSPACE heavy reads (text searches, analytics) at once; ' +
+      'one more waits up to WOS_HEAVY_READ_WAIT_MS for a slot, then answers 429.',
   },
   billing_paused: {
     status: 402,
@@ -163,8 +165,8 @@ export const errorCatalogue = {
     retryable: false,
     description:
       'A heavy read (a text search, an analytics query) runs at most WOS_HEAVY_READ_TIMEOUT_MS (default 30 s) ' +
-      'and is then stopped. The same call will likely time out again: narrow it (filters, a shorter period, ' +
-      'a smaller page) first.',
+      'and is then stopped; on PostgreSQL every other statement of a call, WOS_STATEMENT_TIMEOUT_MS (default ' +
+      '5 s). The same call will likely time out again: narrow it (filters, a shorter period, a smaller page) first.',
   },
   internal_error: {
     status: 500,

@@ -330,7 +330,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         // A read writes nothing but its call event, which needs no transaction: it is queued. A heavy read
         // never runs inside a write transaction (on SQLite it would hold every writer for its duration):
         // with billing limits, its units and call event commit after it.
-        const result = await op.handler(context(db), input);
+        // A workspace runs at most WOS_HEAVY_READS_PER_WORKSPACE heavy reads at once (heavy-slots.ts).
+        const run = () => op.handler(context(db), input);
+        const result = heavy ? await deps.database.heavySlots.run(workspace.id, run) : await run();
         const status = result.status ?? 200;
         const units = callUnits(op, result);
         if (hasBillingLimits(workspace)) await recordBilledCall(status, units);

@@ -5,8 +5,9 @@ import SQLite from 'better-sqlite3';
 import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { createHeavySlots, type HeavySlots } from '../core/heavy-slots.ts';
 import { groupCommit, type TransactionRunner } from './group-commit.ts';
-import { postgresHeavyReads, sqliteHeavyReads } from './heavy-reads.ts';
+import { postgresHeavyReads, sqliteHeavyReads, withTimeoutErrors } from './heavy-reads.ts';
 import { SearchPathPostgresDialect } from './postgres-dialect.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
@@ -28,6 +29,8 @@ export interface Database {
    * worker process is killed). PostgreSQL: the heavy pool as is, bounded by its statement_timeout.
    */
   heavyUntil(signal: AbortSignal): Kysely<DB>;
+  /** At most WOS_HEAVY_READS_PER_WORKSPACE heavy reads of one workspace at once on this node. */
+  heavySlots: HeavySlots;
   /** The PostgreSQL pool, for libraries that keep their own tables (shared rate-limit counters). */
   pool?: pg.Pool;
   /** Human-readable location for start-up messages (never includes a password). */
@@ -67,14 +70,31 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
+const heavySlots = (config: Config) =>
+  createHeavySlots({ perWorkspace: config.heavyReadsPerWorkspace, waitMs: config.heavyReadWaitMs });
+
 export function openDatabase(config: Config): Database {
   if (config.databaseUrl) {
+    // Every session of the main pool carries statement_timeout: no API read or write holds a connection
+    // longer (a timed-out statement answers 504 query_timeout). Migrations lift it on their own session.
+    const settings = [
+      ...(config.statementTimeoutMs > 0 ? [`-c statement_timeout=${config.statementTimeoutMs}`] : []),
+      ...(config.databaseSchema ? [`-c search_path=${config.databaseSchema}`] : []),
+    ];
     const pool = new pg.Pool({
       connectionString: config.databaseUrl,
       max: config.databasePoolSize,
-      ...(config.databaseSchema ? { options: `-c search_path=${config.databaseSchema}` } : {}),
+      ...(settings.length ? { options: settings.join(' ') } : {}),
     });
-    const db = new Kysely<DB>({ dialect: new SearchPathPostgresDialect({ pool }) });
+    const postgres = new SearchPathPostgresDialect({ pool });
+    const db = new Kysely<DB>({
+      dialect: {
+        createAdapter: () => postgres.createAdapter(),
+        createDriver: () => withTimeoutErrors(postgres.createDriver(), config.statementTimeoutMs, true),
+        createQueryCompiler: () => postgres.createQueryCompiler(),
+        createIntrospector: (db) => postgres.createIntrospector(db),
+      },
+    });
     const heavy = postgresHeavyReads(config);
     return {
       db,
@@ -82,6 +102,7 @@ export function openDatabase(config: Config): Database {
       transaction: (work) => db.transaction().execute(work),
       heavy,
       heavyUntil: () => heavy,
+      heavySlots: heavySlots(config),
       pool,
       location:
         redactUrl(config.databaseUrl) + (config.databaseSchema ? ` (schema ${config.databaseSchema})` : ''),
@@ -108,6 +129,7 @@ export function openDatabase(config: Config): Database {
     transaction: groupCommit(db),
     heavy,
     heavyUntil: until,
+    heavySlots: heavySlots(config),
     location: file,
     close: async () => {
       if (closed) return;

@@ -80,10 +80,14 @@ function translateTimeout(timeoutMs: number) {
   };
 }
 
-/** Wraps the pg driver: no transactions, and each connection reports timeouts as query_timeout. */
-function withTimeoutErrors(driver: Driver, timeoutMs: number): Driver {
+/**
+ * Wraps the pg driver so each connection reports statement_timeout as query_timeout (never a 500). The heavy
+ * pool opens no transactions; the main pool keeps them (its connection is unwrapped for the driver).
+ */
+export function withTimeoutErrors(driver: Driver, timeoutMs: number, transactions = false): Driver {
   const translate = translateTimeout(timeoutMs);
   const originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const original = (wrapped: DatabaseConnection) => originals.get(wrapped) ?? wrapped;
   return {
     init: () => driver.init(),
     acquireConnection: async () => {
@@ -104,10 +108,16 @@ function withTimeoutErrors(driver: Driver, timeoutMs: number): Driver {
       originals.set(wrapped, connection);
       return wrapped;
     },
-    beginTransaction: noTransactions,
-    commitTransaction: noTransactions,
-    rollbackTransaction: noTransactions,
-    releaseConnection: (wrapped) => driver.releaseConnection(originals.get(wrapped) ?? wrapped),
+    beginTransaction: transactions
+      ? (wrapped, settings) => driver.beginTransaction(original(wrapped), settings)
+      : noTransactions,
+    commitTransaction: transactions
+      ? (wrapped) => driver.commitTransaction(original(wrapped))
+      : noTransactions,
+    rollbackTransaction: transactions
+      ? (wrapped) => driver.rollbackTransaction(original(wrapped))
+      : noTransactions,
+    releaseConnection: (wrapped) => driver.releaseConnection(original(wrapped)),
     destroy: () => driver.destroy(),
   };
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import type { ModuleDefinition } from '../core/module.ts';
 import { moduleList } from '../modules/module-list.ts';
 import * as platform from './migrations/0001-platform.ts';
@@ -69,8 +69,23 @@ export function collectMigrations(
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<string[]> {
   const migrations = collectMigrations();
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // On PostgreSQL the pool's sessions carry the API's statement_timeout (WOS_STATEMENT_TIMEOUT_MS); a
+  // migration (an index build, a backfill over a large table) may run longer, so it runs on one session
+  // without the limit, restored to the pool's default after.
+  const { error, results } = await db.connection().execute(async (connection) => {
+    if (postgres) await sql`set statement_timeout = 0`.execute(connection);
+    try {
+      const migrator = new Migrator({
+        db: connection,
+        provider,
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
+      return await migrator.migrateToLatest();
+    } finally {
+      if (postgres) await sql`reset statement_timeout`.execute(connection);
+    }
+  });
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
