@@ -191,6 +191,58 @@ describe('Object Analytics snapshots', () => {
   });
 });
 
+describe('a snapshot whose busiest objects all lost events', () => {
+  it('still finds the untouched objects ranked below them (the scan goes past its first chunk)', async () => {
+    // Written directly: the snapshot as of 13:00 says o01..o14 had 100 events and o15..o20 had 50; the hour
+    // that left the window since (7 days before 13:00) held 95 of each of o01..o14's events.
+    h.clock.current = new Date('2026-11-21T14:20:00.000Z');
+    const ws = await h.workspace('Snapshot chunks');
+    const asOf = '2026-11-21T13:00:00.000Z';
+    const generation = `7d@${asOf}`;
+    const gone = new Date(Date.parse(asOf) - 168 * HOUR).toISOString();
+    const ids = Array.from({ length: 20 }, (_, i) => `o${String(i + 1).padStart(2, '0')}`);
+    const key = (id: string) => ({ workspace_id: ws.id, app: 'shop', object_type: 'item', object_id: id });
+    await h.db
+      .insertInto('app_event_object_window_state')
+      .values({ workspace_id: ws.id, window_name: '7d', generation, as_of_hour: asOf })
+      .execute();
+    await h.db
+      .insertInto('app_event_object_windows')
+      .values(
+        ids.map((id, i) => ({
+          ...key(id),
+          window_name: generation,
+          as_of_hour: asOf,
+          events: i < 14 ? 100 : 50,
+          last_seen: '2026-11-21T12:00:00.000Z',
+        })),
+      )
+      .execute();
+    await h.db
+      .insertInto('app_event_rollups')
+      .values(
+        ids.slice(0, 14).map((id) => ({
+          ...key(id),
+          event_name: 'item.viewed',
+          hour: gone,
+          events: 95,
+          first_seen: gone,
+          last_seen: gone,
+        })),
+      )
+      .execute();
+    const res = await h.request('GET', '/v1/insights/app-events?window=7d&limit=3', { token: ws.apiKey });
+    expect(res.status, res.text).toBe(200);
+    expect(
+      res.body.objects.map((o: { object_id: string; events: number }) => [o.object_id, o.events]),
+    ).toEqual([
+      ['o15', 50],
+      ['o16', 50],
+      ['o17', 50],
+    ]);
+  });
+});
+
 describe('the app-events.object-windows job', () => {
   it('rebuilds the snapshots every hour from the worker', async () => {
     const worker = await Harness.start({ env: { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20' } });

@@ -109,9 +109,14 @@ export async function rankFromSnapshot(
     if (row.events > 0) exact.push(row);
   }
 
-  // The next `limit` untouched snapshot rows: their snapshot value is exact and their order holds.
+  // Untouched snapshot rows keep their value and order; touched ones are all in `exact`. Scan the snapshot in
+  // order, in growing chunks, until the rows found and the exact rows ranked above the scan's position fill
+  // the page: the busiest objects are usually touched, so counting only untouched rows would scan far.
+  const ranked = exact
+    .filter((row) => after === undefined || compare(sort, row, after) > 0)
+    .sort((a, b) => compare(sort, a, b));
   const untouched: SnapshotRow[] = [];
-  const chunk = limit + Math.min(touched.size, 5000);
+  let chunk = limit * 4;
   let position = after;
   for (;;) {
     const rows = await scanSnapshot(db, workspaceId, generation, filters, sort, position, chunk);
@@ -119,12 +124,13 @@ export async function rankFromSnapshot(
     if (rows.length < chunk || untouched.length >= limit) break;
     const last = rows[rows.length - 1]!;
     position = { ...keyFields(last), value: last[sort] };
+    const above = ranked.findIndex((row) => compare(sort, row, position!) > 0);
+    if ((above === -1 ? ranked.length : above) + untouched.length >= limit) break;
+    chunk *= 4;
   }
-  const candidates = [
-    ...untouched.slice(0, limit),
-    ...exact.filter((row) => after === undefined || compare(sort, row, after) > 0),
-  ];
-  return candidates.sort((a, b) => compare(sort, a, b)).slice(0, limit);
+  return [...untouched.slice(0, limit), ...ranked.slice(0, limit)]
+    .sort((a, b) => compare(sort, a, b))
+    .slice(0, limit);
 }
 
 const keyFields = (row: ObjectKey): ObjectKey => ({

@@ -21,6 +21,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('first_seen', 'text', (c) => c.notNull())
     .addColumn('last_seen', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('app_event_day_rollups_pk', [...OBJECT_DAY, 'event_name', 'day'])
+    // SQLite: rows kept in key order, so an object's days are read together (ingest writes them day by day).
+    .$call((table) => (isPostgres(db) ? table : table.modifyEnd(sql`without rowid`)))
     .execute();
   await db.schema
     .createIndex('app_event_day_rollups_day')
