@@ -85,7 +85,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     database,
     config,
     clock,
-    rateLimiter: options.rateLimiter ?? createRateLimiter(limiterStore),
+    // Shared counts are taken in leases: one round trip for many calls (rate-limit.ts).
+    rateLimiter:
+      options.rateLimiter ?? createRateLimiter(limiterStore, { leases: limiterPool !== undefined }),
     authThrottle: createAuthThrottle(limiterStore),
     registry,
     logger,

@@ -181,7 +181,7 @@ describe('usage units', () => {
     expect(cheap.status).toBe(200);
     expect(cheap.headers.ratelimit).toMatch(/^"workspace";r=6;/);
     expect((await exportAll(ws)).headers.ratelimit).toMatch(/^"workspace";r=1;/);
-    // 1 left: the next 5-unit call is refused, where a 1-unit call would still pass.
+    // 1 left: the next 5-unit call is refused.
     const refused = await exportAll(ws);
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('rate_limited');
