@@ -227,6 +227,21 @@ export function matchesText(columns: readonly string[], text: string) {
 export const hasTextQuery = (input: { query?: string }): boolean =>
   Boolean(input.query) && !isIndexedTerm(input.query!);
 
+/**
+ * `heavy` for a list over a table that grows with the business (docs/contract.md, section 17): heavy when
+ * its text query is too short for the index (hasTextQuery), when it sets a filter no index serves (`scans`:
+ * the page walks the workspace's rows and checks each), or when it sets two or more `indexed` filters (one
+ * index serves one of them; the rest are checked row by row, so a rare combination reads all of its rows).
+ */
+export function heavyFilters(filters: { indexed?: readonly string[]; scans?: readonly string[] }) {
+  const { indexed = [], scans = [] } = filters;
+  const set = (input: Record<string, unknown>, name: string) => input[name] !== undefined;
+  return (input: Record<string, unknown>): boolean =>
+    hasTextQuery(input as { query?: string }) ||
+    scans.some((name) => set(input, name)) ||
+    indexed.filter((name) => set(input, name)).length > 1;
+}
+
 /** A list response body: the plural key, plus next_cursor only when another page exists. */
 export function listBody<T>(key: string, page: Page<T>): Record<string, unknown> {
   return page.next_cursor ? { [key]: page.items, next_cursor: page.next_cursor } : { [key]: page.items };

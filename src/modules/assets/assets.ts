@@ -5,7 +5,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { fail, notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Enum } from '../../core/resource-schema.ts';
@@ -222,7 +222,10 @@ export const searchAssetsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/assets' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({
+    indexed: ['asset_type', 'status'],
+    scans: ['mime_type', 'related_resource_type', 'related_resource_id'],
+  }),
   responseKey: 'assets',
   handler: async (ctx, input) => {
     const page = await searchAssets(ctx.db, ctx.workspaceId, input, pageRequest('search_assets', input));

@@ -6,7 +6,7 @@ import {
   DEFAULT_PAGE_SIZE,
   decodeCursor,
   encodeCursor,
-  hasTextQuery,
+  heavyFilters,
   listBody,
   MAX_PAGE_SIZE,
   pageInput,
@@ -116,7 +116,10 @@ export const listEventsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/calendar/events' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({
+    indexed: ['calendar_id'],
+    scans: ['status', 'related_resource_type', 'related_resource_id', 'from', 'to'],
+  }),
   responseKey: 'calendar_events',
   response: pageBody('calendar_events', Type.Union([CalendarEventSchema, CalendarEventOccurrenceSchema])),
   handler: async (ctx, input) => {

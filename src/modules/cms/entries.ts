@@ -5,7 +5,7 @@ import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
 import { CmsEntrySchema, entryStatus } from './cms-schemas.ts';
@@ -131,7 +131,7 @@ export const searchEntriesOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/cms/entries' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({ indexed: ['site_id', 'collection_id', 'status'] }),
   responseKey: 'entries',
   handler: async (ctx, input) => {
     const page = await searchEntries(ctx.db, ctx.workspaceId, input, pageRequest('search_entries', input));

@@ -3,7 +3,7 @@ import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import {
@@ -110,6 +110,7 @@ export const listMarketingCampaigns = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/marketing/campaigns' },
   responseKey: 'campaigns',
+  heavy: heavyFilters({ indexed: ['status', 'channel'] }),
   handler: async (ctx, input) => {
     const page = await listCampaigns(
       ctx.db,
@@ -200,6 +201,7 @@ export const listMarketingPosts = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/marketing/posts' },
   responseKey: 'posts',
+  heavy: heavyFilters({ indexed: ['status', 'channel', 'campaign_id'], scans: ['cms_entry_id'] }),
   handler: async (ctx, input) => {
     const page = await listPosts(ctx.db, ctx.workspaceId, input, pageRequest('list_marketing_posts', input));
     return { body: listBody('posts', page) };

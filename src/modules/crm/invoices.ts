@@ -4,7 +4,7 @@ import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
@@ -128,6 +128,7 @@ export const listInvoicesOperation = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/invoices' },
   responseKey: 'invoices',
+  heavy: heavyFilters({ indexed: ['status', 'company_id', 'contact_id', 'deal_id'] }),
   handler: async (ctx, input) => {
     const page = await listInvoices(ctx.db, ctx.workspaceId, input, pageRequest('list_invoices', input));
     return { body: listBody('invoices', page) };

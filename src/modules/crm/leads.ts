@@ -3,7 +3,7 @@ import { inputFields, withoutNulls } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
@@ -99,7 +99,7 @@ export const listLeadsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/leads' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({ indexed: ['status', 'source'], scans: ['custom_field_key'] }),
   responseKey: 'leads',
   handler: async (ctx, input) => {
     if (input.custom_field_value !== undefined && input.custom_field_key === undefined) {

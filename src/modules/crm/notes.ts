@@ -4,7 +4,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { NoteSchema } from './crm-schemas.ts';
@@ -116,7 +116,7 @@ export const listNotesOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/notes' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({ indexed: ['contact_id', 'company_id', 'deal_id'] }),
   responseKey: 'notes',
   handler: async (ctx, input) => {
     const page = await listNotes(ctx.db, ctx.workspaceId, input, pageRequest('list_notes', input));

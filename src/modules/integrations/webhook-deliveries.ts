@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { oneRecordBody, pageBody } from '../../core/response-schema.ts';
 import { Strict } from '../../core/schema.ts';
@@ -38,6 +38,7 @@ export const listDeliveries = defineOperation({
   rest: { method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries' },
   responseKey: 'deliveries',
   response: pageBody('deliveries', WebhookDeliverySchema),
+  heavy: heavyFilters({ scans: ['status', 'event_type'] }),
   handler: async (ctx, input) => {
     if (!(await findEndpoint(ctx.db, ctx.workspaceId, input.webhook_id))) throw notFound('webhook endpoint');
     const request = pageRequest('list_webhook_deliveries', input);

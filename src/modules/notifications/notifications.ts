@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { diffFields, inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
@@ -98,6 +98,10 @@ export const listNotifications = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/notifications' },
   responseKey: 'notifications',
+  heavy: heavyFilters({
+    indexed: ['status'],
+    scans: ['recipient_id', 'event_type', 'source_type', 'source_id'],
+  }),
   handler: async (ctx, input) => {
     const page = await notificationsPage(
       ctx.db,

@@ -4,7 +4,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
@@ -165,6 +165,7 @@ export const listRoadmapItemsOperation = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/products/roadmap-items' },
   responseKey: 'product_roadmap_items',
+  heavy: heavyFilters({ indexed: ['product_id', 'status', 'release_id'], scans: ['project_id'] }),
   handler: async (ctx, input) => {
     const page = await listRoadmapItems(
       ctx.db,

@@ -4,7 +4,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
 import { openTaskSlot, readColumns } from './placement.ts';
@@ -159,7 +159,10 @@ export const listProjectTasksOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/projects/tasks' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({
+    indexed: ['project_id', 'board_id', 'column_id', 'assignee_id'],
+    scans: ['status', 'priority', 'label'],
+  }),
   responseKey: 'project_tasks',
   handler: async (ctx, input) => {
     const filters = input as TaskFilters;

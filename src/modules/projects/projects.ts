@@ -5,7 +5,7 @@ import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum, Nullable } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
@@ -111,6 +111,7 @@ export const listProjectsOperation = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/projects' },
   responseKey: 'projects',
+  heavy: heavyFilters({ indexed: ['status', 'owner_id'] }),
   handler: async (ctx, input) => {
     const page = await listProjects(
       ctx.db,

@@ -4,7 +4,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
@@ -158,7 +158,10 @@ export const listSupportTickets = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/support/tickets' },
-  heavy: hasTextQuery,
+  heavy: heavyFilters({
+    indexed: ['queue_id', 'status', 'priority', 'assignee_id', 'requester_contact_id', 'requester_email'],
+    scans: ['sla_breached'],
+  }),
   responseKey: 'tickets',
   handler: async (ctx, input) => {
     const page = await listTickets(

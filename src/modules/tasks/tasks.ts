@@ -4,7 +4,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { checkRelatedRecord } from '../../core/related-record.ts';
 import { Enum } from '../../core/resource-schema.ts';
@@ -83,6 +83,7 @@ export const listTasksOperation = defineOperation({
   }),
   rest: { method: 'GET', path: '/v1/tasks' },
   responseKey: 'tasks',
+  heavy: heavyFilters({ indexed: ['status', 'assignee_id'] }),
   handler: async (ctx, input) => {
     const page = await listTasks(ctx.db, ctx.workspaceId, input, pageRequest('list_tasks', input));
     return { body: listBody('tasks', page) };
