@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { reusableQuery } from '../db/reusable-query.ts';
 import type { DB } from '../db/tables.ts';
 import { canonicalJson, sha256Hex } from './canonical-json.ts';
 import { fail } from './errors.ts';
@@ -12,6 +13,32 @@ export function fingerprint(operation: string, input: Record<string, unknown>): 
 }
 
 export type Claim = { state: 'new' } | { state: 'replay'; resourceId: string };
+
+// On the path of every create with a key: compiled once per executor (reusable-query.ts).
+const insertClaim = reusableQuery((db) =>
+  db
+    .insertInto('idempotency_keys')
+    .values({
+      workspace_id: '',
+      resource_type: '',
+      key: '',
+      operation: '',
+      fingerprint: '',
+      resource_id: null,
+      created_at: '',
+    })
+    .onConflict((oc) => oc.columns(['workspace_id', 'resource_type', 'key']).doNothing())
+    .returning('key'),
+);
+
+const claimedKey = reusableQuery((db) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'resource_id'])
+    .where('workspace_id', '=', '')
+    .where('resource_type', '=', '')
+    .where('key', '=', ''),
+);
 
 /**
  * Claims (workspace, resource type, key) inside the create's transaction. The primary key decides a race:
@@ -28,29 +55,19 @@ export async function claimKey(
     now: string;
   },
 ): Promise<Claim> {
-  const inserted = await db
-    .insertInto('idempotency_keys')
-    .values({
-      workspace_id: claim.workspaceId,
-      resource_type: claim.resourceType,
-      key: claim.key,
-      operation: claim.operation,
-      fingerprint: claim.fingerprint,
-      resource_id: null,
-      created_at: claim.now,
-    })
-    .onConflict((oc) => oc.columns(['workspace_id', 'resource_type', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst();
+  const [inserted] = await insertClaim(db, [
+    claim.workspaceId,
+    claim.resourceType,
+    claim.key,
+    claim.operation,
+    claim.fingerprint,
+    null,
+    claim.now,
+  ]);
   if (inserted) return { state: 'new' };
 
-  const existing = await db
-    .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'resource_id'])
-    .where('workspace_id', '=', claim.workspaceId)
-    .where('resource_type', '=', claim.resourceType)
-    .where('key', '=', claim.key)
-    .executeTakeFirstOrThrow();
+  const [existing] = await claimedKey(db, [claim.workspaceId, claim.resourceType, claim.key]);
+  if (!existing) throw new Error('idempotency key claimed by a transaction that left no row');
   if (existing.fingerprint !== claim.fingerprint || !existing.resource_id) {
     throw fail('idempotency_conflict', { idempotency_key: claim.key });
   }
