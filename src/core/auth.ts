@@ -145,7 +145,7 @@ export async function authenticate(
   if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null)
     throw fail('workspace_not_found');
 
-  const { workspace, credential } = toPrincipal(row);
+  const { workspace, credential } = cache ? cachedPrincipal(row) : toPrincipal(row);
   if (surface === 'rest' && credential.kind !== 'api_key') {
     throw fail('credential_not_allowed', {
       message: 'REST takes API keys (wos_sk_...); MCP tokens are for /mcp.',
@@ -154,6 +154,17 @@ export async function authenticate(
   if (surface === 'mcp' && !workspace.mcpAuthMethods.includes(row.kind))
     throw fail('mcp_auth_method_not_allowed');
   return { workspace, credential };
+}
+
+// A cached row's principal, built once (JSON parsed once): principals are never modified.
+const principalsOfRows = new WeakMap<object, Principal>();
+function cachedPrincipal(row: Awaited<ReturnType<typeof credentialLookup>>[number]): Principal {
+  let principal = principalsOfRows.get(row);
+  if (!principal) {
+    principal = toPrincipal(row);
+    principalsOfRows.set(row, principal);
+  }
+  return principal;
 }
 
 function toPrincipal(row: Awaited<ReturnType<typeof credentialLookup>>[number]): Principal {
