@@ -144,3 +144,91 @@ export async function searchPlans(
   await db.destroy();
   return out.join('\n');
 }
+
+/** p50, p95 and p99 of one client's requests, sent one after another for `seconds`. */
+export interface LoopTiming {
+  p50: number;
+  p95: number;
+  p99: number;
+  samples: number;
+}
+
+async function loopFor(seconds: number, call: (i: number) => Promise<void>): Promise<LoopTiming> {
+  const times: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    const begun = performance.now();
+    await call(times.length);
+    times.push(performance.now() - begun);
+  }
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+    p99: percentile(times, 0.99),
+    samples: times.length,
+  };
+}
+
+/** Workspace A's most expensive reads: short-term scans (heavy), an indexed no-match search, the summary. */
+export const EXPENSIVE_READS = [
+  '/v1/contacts?query=zq&limit=100',
+  '/v1/activities?query=zq&limit=100',
+  '/v1/contacts?query=zyxwvut&limit=100',
+  '/v1/workspace',
+];
+
+export interface NeighbourFigures {
+  idle: { create: LoopTiming; list: LoopTiming };
+  noisy: { create: LoopTiming; list: LoopTiming };
+  /** Answers A's clients got while B was measured, by HTTP status. */
+  statuses: Record<string, number>;
+  loadAverage: string;
+}
+
+/**
+ * Issue 15, item 3: workspace B's create and first page, one request at a time, first alone, then while
+ * `clients` clients loop workspace A's most expensive reads (a 429 or 504 there is counted, not an error).
+ */
+export async function noisyNeighbour(
+  base: string,
+  keyA: string,
+  keyB: string,
+  options: { clients?: number; seconds?: number } = {},
+): Promise<NeighbourFigures> {
+  const { clients = 10, seconds = 15 } = options;
+  const b = api(base, keyB);
+  const measureB = async () => ({
+    create: await loopFor(
+      seconds,
+      async (i) => void (await b.post('/v1/contacts', { name: `Neighbour ${i}` })),
+    ),
+    list: await loopFor(seconds, async () => void (await b.get('/v1/contacts?limit=25'))),
+  });
+  const idle = await measureB();
+  const statuses: Record<string, number> = {};
+  let running = true;
+  const loop = async (client: number) => {
+    for (let i = client; running; i++) {
+      const response = await fetch(`${base}${EXPENSIVE_READS[i % EXPENSIVE_READS.length]}`, {
+        headers: { authorization: `Bearer ${keyA}` },
+      });
+      await response.arrayBuffer();
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    }
+  };
+  const loops = Array.from({ length: clients }, (_, client) => loop(client));
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the clients fill the heavy slots first
+  const noisy = await measureB();
+  running = false;
+  await Promise.all(loops);
+  const { loadavg } = await import('node:os');
+  return {
+    idle,
+    noisy,
+    statuses,
+    loadAverage: loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' '),
+  };
+}

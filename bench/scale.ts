@@ -16,7 +16,15 @@ import { createSearchIndexes } from '../src/core/search-index.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { DATABASE_URL, newPlace, type Place } from './analytics-service.ts';
-import { api, deepCursor, type SearchCase, searchPlans, type Timing, timed } from './scale-measure.ts';
+import {
+  api,
+  deepCursor,
+  noisyNeighbour,
+  type SearchCase,
+  searchPlans,
+  type Timing,
+  timed,
+} from './scale-measure.ts';
 import { seedScale, TERMS } from './scale-seed.ts';
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 100_000);
@@ -25,11 +33,17 @@ const PLANS = process.env.SCALE_PLANS !== '0';
 const PORT = Number(process.env.SCALE_PORT ?? 18093);
 const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
 
+const NEIGHBOUR_SECONDS = Number(process.env.SCALE_NEIGHBOUR_SECONDS ?? 15);
+
+/** Seeding, index builds and counter rebuilds run longer than an API call's statement timeout. */
+const maintenanceConfig = (place: Place) =>
+  loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR, WOS_STATEMENT_TIMEOUT_MS: '0' });
+
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n >= 100 ? count(n) : n.toFixed(1));
 
 async function prepareWorkspaces(place: Place) {
-  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
+  const database = openDatabase(maintenanceConfig(place));
   await migrateToLatest(database.db, place.schema);
   const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
   const made: { id: string; key: string }[] = [];
@@ -51,7 +65,7 @@ async function rebuildCounters(place: Place): Promise<string> {
   if (!fs.existsSync(file)) return 'no record counters in this tree';
   const counters = (await import(file.href)) as { rebuildRecordCounters?: (db: unknown) => Promise<unknown> };
   if (!counters.rebuildRecordCounters) return 'no rebuildRecordCounters in this tree';
-  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
+  const database = openDatabase(maintenanceConfig(place));
   const started = performance.now();
   await counters.rebuildRecordCounters(database.db);
   await database.close();
@@ -60,7 +74,7 @@ async function rebuildCounters(place: Place): Promise<string> {
 
 /** PostgreSQL: the seed dropped the GIN indexes of the seeded tables; built again here, then analyzed. */
 async function rebuildSearchIndexes(place: Place) {
-  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
+  const database = openDatabase(maintenanceConfig(place));
   await createSearchIndexes(database.db, ['contacts', 'activities']);
   await database.close();
 }
@@ -162,6 +176,22 @@ async function main() {
     console.log('|---|---|');
     for (const [label, t] of rows) console.log(`| ${label} | ${ms(t.p50)} / ${ms(t.p95)} |`);
     console.log(`\n(measured in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+    if (NEIGHBOUR_SECONDS > 0) {
+      const n = await noisyNeighbour(`http://127.0.0.1:${PORT}`, workspaces[0]!.key, workspaces[1]!.key, {
+        seconds: NEIGHBOUR_SECONDS,
+      });
+      const p = (t: { p50: number; p95: number; p99: number; samples: number }) =>
+        `${ms(t.p50)} / ${ms(t.p95)} / ${ms(t.p99)} (${t.samples})`;
+      console.log(
+        `\n## Noisy neighbour (${database}, ${count(ROWS)} rows): workspace B (small) one request at a time, ` +
+          `alone, then while 10 clients loop workspace A's most expensive reads\n`,
+      );
+      console.log("| workspace B, p50 / p95 / p99 ms (samples) | alone | A's 10 clients running |");
+      console.log('|---|---|---|');
+      console.log(`| \`POST /v1/contacts\` (create) | ${p(n.idle.create)} | ${p(n.noisy.create)} |`);
+      console.log(`| \`GET /v1/contacts\` (first page) | ${p(n.idle.list)} | ${p(n.noisy.list)} |`);
+      console.log(`\nA's answers meanwhile: ${JSON.stringify(n.statuses)}; load average ${n.loadAverage}`);
+    }
     if (PLANS) {
       const cases: SearchCase[] = (['contacts', 'activities'] as const).flatMap((table) => [
         {

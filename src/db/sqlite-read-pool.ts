@@ -1,6 +1,10 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { queryTimedOut } from '../core/errors.ts';
+
+/** Niceness of the heavy-read worker processes (0 is the service's own; 19 the lowest priority). */
+const HEAVY_READ_NICENESS = 10;
 
 const WORKER = fileURLToPath(new URL('./sqlite-read-worker.cjs', import.meta.url));
 
@@ -91,6 +95,15 @@ export function createReadPool(options: ReadPoolOptions): ReadPool {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     child.unref();
+    // A heavy read yields the CPU to the service's own process (every workspace's writes and pages): on a
+    // small machine two scanning workers would otherwise take the cores the event loop needs.
+    if (child.pid) {
+      try {
+        os.setPriority(child.pid, HEAVY_READ_NICENESS);
+      } catch {
+        // Not permitted on this system: the worker runs at the service's priority.
+      }
+    }
     const reader: Reader = { child, ready: false };
     readers.add(reader);
     child.on('message', (message: WorkerMessage) => {
