@@ -127,6 +127,8 @@ export function postgresHeavyReads(config: Config): Kysely<DB> {
   const settings = [
     `-c statement_timeout=${config.heavyReadTimeoutMs}`,
     '-c default_transaction_read_only=on',
+    // One core per heavy read: a parallel scan would take every core of the machine from the main pool.
+    '-c max_parallel_workers_per_gather=0',
     ...(config.databaseSchema ? [`-c search_path=${config.databaseSchema}`] : []),
   ];
   const pool = new pg.Pool({
