@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
@@ -16,7 +17,15 @@ import { rebuildStaleObjectWindows } from '../src/modules/product-analytics/obje
 import { pgClient } from './analytics-seed.ts';
 
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL || undefined;
-export const PORT = 18090;
+/** A port nothing listens on now: other benchmarks may be running on this machine. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+export const PORT = Number(process.env.BENCH_ANALYTICS_PORT) || (await freePort());
 const OPERATOR = 'wos_op_bench-operator-token-000000000000000000000000';
 
 /** Where a database lives: a directory for SQLite, a fresh schema for PostgreSQL (as the tests do). */
@@ -73,7 +82,8 @@ export async function prepare(place: Place, workspaces: string[]) {
 export async function rebuildSnapshots(place: Place): Promise<number> {
   const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
   const started = performance.now();
-  await rebuildStaleObjectWindows(database.db, new Date());
+  // As the job does: the groupings on the heavy-read connections (their time limit, not the API's).
+  await rebuildStaleObjectWindows(database.db, new Date(), undefined, undefined, database.heavy);
   const seconds = (performance.now() - started) / 1000;
   await database.close();
   return seconds;

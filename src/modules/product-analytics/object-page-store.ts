@@ -1,7 +1,7 @@
 // Queries that enrich the objects of a page (the grouped view's, or one drill-down): events per event name
 // with first and last seen, and unique actors. Whole UTC days of the window read daily rollups and sketches,
 // only the hours at its edges read hourly rollups. Every function takes the workspace ID.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
 import { type ActorSketch, decodeSketch, emptySketch, estimate, mergeSketch } from './actor-sketch.ts';
 import {
@@ -75,7 +75,7 @@ export async function countsByEventName(
     if (eventName !== undefined) query = query.where('event_name', '=', eventName);
     return query;
   };
-  const sums = (eb: { fn: any }, part: string) => [
+  const sums = (eb: { fn: any }, part: RawBuilder<string>) => [
     'app' as const,
     'object_type' as const,
     'object_id' as const,
@@ -83,27 +83,23 @@ export async function countsByEventName(
     eb.fn.sum('events').as('events'),
     eb.fn.min('first_seen').as('first_seen'),
     eb.fn.max('last_seen').as('last_seen'),
-    sql.lit(part).as('part'),
+    part.as('part'),
   ];
-  const group = ['app', 'object_type', 'object_id', 'event_name'] as const;
-  // Whole days summed, and the event names of each partial day (to look their hours up by name).
-  const daily = keys.flatMap((key) => [
-    ...(parts.days
-      ? [
-          ofObject('app_event_day_rollups', key)
-            .where(noIndex('day'), '>=', parts.days.from)
-            .where(noIndex('day'), '<=', parts.days.to)
-            .select((eb) => sums(eb, 'days'))
-            .groupBy([...group]),
-        ]
-      : []),
-    ...parts.hours.map((range) =>
-      ofObject('app_event_day_rollups', key)
-        .where('day', '=', range.day)
-        .select((eb) => sums(eb, range.day))
-        .groupBy([...group]),
-    ),
-  ]);
+  const group = ['app', 'object_type', 'object_id', 'event_name', 'part'] as const;
+  // One pass over the days the window touches: whole days summed, the partial days' event names (whose
+  // hours are looked up by name next) apart.
+  const partial = parts.hours.map((range) => range.day);
+  const dayPart = sql<string>`case ${sql.join(
+    partial.map((day) => sql`when day = ${day} then ${sql.lit(day)}`),
+    sql` `,
+  )} else 'days' end`;
+  const daily = keys.map((key) =>
+    ofObject('app_event_day_rollups', key)
+      .where(noIndex('day'), '>=', window.fromDay)
+      .where(noIndex('day'), '<=', window.toDay)
+      .select((eb) => sums(eb, partial.length ? dayPart : sql.lit('days')))
+      .groupBy([...group]),
+  );
   const first = (await unionAll(daily)) as CountRow[];
   const names = new Map<string, string[]>();
   for (const row of first) {
@@ -121,7 +117,7 @@ export async function countsByEventName(
           .where('event_name', 'in', known)
           .where(sql.ref<string>('hour'), '>=', range.from)
           .where(sql.ref<string>('hour'), '<', range.to)
-          .select((eb) => sums(eb, 'hours'))
+          .select((eb) => sums(eb, sql.lit('hours')))
           .groupBy([...group]),
       ];
     }),
