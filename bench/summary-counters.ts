@@ -58,7 +58,13 @@ const at = `'2026-01-01T00:00:00.000Z'`;
 
 async function main() {
   const where = await place();
-  const config = loadConfig({ ...where.env, WOS_LOG_LEVEL: 'silent', WOS_WORKER: 'off' });
+  // The seed's statements run for seconds on the service's own pool: no statement timeout.
+  const config = loadConfig({
+    ...where.env,
+    WOS_LOG_LEVEL: 'silent',
+    WOS_WORKER: 'off',
+    WOS_STATEMENT_TIMEOUT_MS: '0',
+  });
   const service = await buildApp({ config, clock: systemClock });
   const db = service.deps.database.db;
   const call = { db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
