@@ -1,4 +1,5 @@
-import { type ExpressionBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db/dialect.ts';
 import { COUNTED_RECORDS } from '../db/migrations/0013-record-counters.ts';
 import type { DB } from '../db/tables.ts';
 import { counterRecountSql } from './record-counter-sql.ts';
@@ -132,7 +133,7 @@ export async function rebuildRecordCounters(
     .withTables<{ record_counters: RecordCountersTable }>()
     .transaction()
     .execute(async (trx) => {
-      if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+      if (isPostgres(trx)) {
         await sql`lock table record_counters in exclusive mode`.execute(trx);
       }
       let remove = trx.deleteFrom('record_counters');

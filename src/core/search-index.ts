@@ -2,10 +2,9 @@
 // GIN index per table over its lowered searchable columns; on SQLite an FTS5 table (trigram tokenizer)
 // over the same columns, kept in step with the table by triggers, so rows written by any path (imports,
 // migrations, a seeder writing rows directly) are searchable.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db/dialect.ts';
 import { SEARCHABLE, type SearchableTable } from './search-tables.ts';
-
-export const isPostgresDb = (db: Kysely<any>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** The FTS5 table of a searchable table on SQLite. */
 export const searchTableName = (table: SearchableTable): string => `${table}_search`;
@@ -81,7 +80,7 @@ export async function createSearchIndexes(
   db: Kysely<any>,
   tables: readonly SearchableTable[],
 ): Promise<void> {
-  const postgres = isPostgresDb(db);
+  const postgres = isPostgres(db);
   const schema = postgres ? await ensurePgTrgm(db) : undefined;
   for (const table of tables) {
     for (const statement of searchIndexSql(table, postgres, schema)) await sql.raw(statement).execute(db);

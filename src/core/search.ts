@@ -7,6 +7,7 @@
 //   page there), and only when they hold less than a page, reads the older matches through the index.
 // Shorter terms cannot use trigrams: they scan the list in page order (declared heavy, pagination.ts).
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { isPostgres } from '../db/dialect.ts';
 import {
   afterCursor,
   containsPattern,
@@ -21,7 +22,7 @@ import {
   pageLimit,
   pageOf,
 } from './pagination.ts';
-import { isPostgresDb, searchTableName } from './search-index.ts';
+import { searchTableName } from './search-index.ts';
 import { isIndexedTerm, SEARCHABLE, type SearchableTable } from './search-tables.ts';
 
 /** Up to this many matches, the index's matches are read as they are (and sorted). */
@@ -39,7 +40,7 @@ function ftsQuery(columns: readonly string[], text: string): string {
 /** How many rows of the table (every workspace) match, counting up to `cap`: reads the index only. */
 async function countMatches(db: Kysely<any>, table: SearchableTable, text: string, cap: number) {
   const columns = SEARCHABLE[table];
-  const counted = isPostgresDb(db)
+  const counted = isPostgres(db)
     ? sql<{ n: number }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${sql.join(
         columns.map((c) => sql`lower(coalesce(${sql.ref(c)}, '')) like ${containsPattern(text)} escape '\\'`),
         sql` or `,
@@ -68,7 +69,7 @@ function indexedMatch(
 ): Expression<SqlBool> {
   const columns = SEARCHABLE[table];
   const id = sql.ref(`${table}.id`);
-  if (isPostgresDb(db)) {
+  if (isPostgres(db)) {
     const matches = matchesText(columns, text);
     // No workspace filter inside: the GIN index is then the only way to these rows (the key of the
     // workspace would be the planner's other choice, and reads all of it); the outer query filters.

@@ -1,6 +1,7 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { ModuleDefinition } from '../core/module.ts';
 import { moduleList } from '../modules/module-list.ts';
+import { isPostgres } from './dialect.ts';
 import * as platform from './migrations/0001-platform.ts';
 import * as crmTasksActivity from './migrations/0002-crm-tasks-activity.ts';
 import * as supportCmsAssets from './migrations/0004-support-cms-assets.ts';
@@ -69,7 +70,7 @@ export function collectMigrations(
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<string[]> {
   const migrations = collectMigrations();
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   // On PostgreSQL the pool's sessions carry the API's statement_timeout (WOS_STATEMENT_TIMEOUT_MS); a
   // migration (an index build, a backfill over a large table) may run longer, so it runs on one session
   // without the limit, restored to the pool's default after.

@@ -3,13 +3,12 @@
 // text column occurred_at, has a `<table>_default` partition for rows outside every month made so far,
 // and `<table>_YYYY_MM` partitions made ahead of their rows by a periodic job. SQLite has one table per
 // name: these functions do nothing there.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './dialect.ts';
+
+export { isPostgres };
 
 export type PartitionedTable = 'app_events' | 'call_events' | 'audit_events';
-
-export function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /** YYYY-MM of the month `offset` months after the one holding `at`. */
 export function monthOf(at: Date, offset = 0): string {

@@ -1,5 +1,6 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type CountedRecords, counterRecountSql, counterTriggerSql } from '../../core/record-counter-sql.ts';
+import { isPostgres } from '../dialect.ts';
 
 const OPEN_DEAL = (r: string) => `${r}.closed_at is null`;
 const ACTIVE_PROJECT = (p: string) => `${p}.status = 'active'`;
@@ -42,7 +43,7 @@ export const COUNTED_RECORDS: readonly CountedRecords[] = [
 // Per-workspace counts of records (src/core/record-counters.ts), kept by triggers in the transaction of
 // every write to a counted table, so get_workspace_summary reads a few rows instead of counting tables.
 export async function up(db: Kysely<any>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   await db.schema
     .createTable('record_counters')
     .addColumn('workspace_id', 'text', (c) => c.notNull())
