@@ -43,11 +43,27 @@ async function seed(place: Place) {
 }
 
 /** Every request carries a new idempotency key, so every one is a create (none a replay). */
-async function load(name: string, url: string, headers: Record<string, string>, duration = SECONDS) {
+/** CPU seconds a process has used (Linux /proc; 0 elsewhere): the server's own cost, whatever the load. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+async function load(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  options: { pid?: number; duration?: number } = {},
+) {
+  const cpuBefore = cpuSeconds(options.pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration,
+    duration: options.duration ?? SECONDS,
     requests: [
       {
         method: 'POST',
@@ -65,14 +81,15 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   });
   const failures = result.non2xx + result.errors + result.timeouts;
   if (failures > 0) throw new Error(`${name}: ${failures} failed requests`);
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuUs = ((cpuSeconds(options.pid) - cpuBefore) / result.requests.total) * 1e6;
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
 }
 
 export async function postgresWriteBench(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-pg-'));
   const barePlace = await newPlace(dir);
   const servicePlace = await newPlace(dir);
-  const children: { kill(signal: NodeJS.Signals): boolean }[] = [];
+  const children: { pid?: number; kill(signal: NodeJS.Signals): boolean }[] = [];
   try {
     const bareWorkspace = await seed(barePlace);
     const workspace = await seed(servicePlace);
@@ -94,12 +111,15 @@ export async function postgresWriteBench(): Promise<void> {
     const auth = { authorization: `Bearer ${workspace.key}` };
     // A warm-up of each (JIT, pools, caches), then rounds that alternate, so that both sides see the same
     // machine load.
-    await load('warm-up', bareUrl, {}, 3);
-    await load('warm-up', restUrl, auth, 3);
+    const [barePid, servicePid] = children.map((child) => child.pid);
+    await load('warm-up', bareUrl, {}, { duration: 3 });
+    await load('warm-up', restUrl, auth, { duration: 3 });
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const bare = await load('bare audited SQL on PostgreSQL', bareUrl, {});
-      const rest = await load('create_contact over REST on PostgreSQL', restUrl, auth).catch((error) => {
+      const bare = await load('bare audited SQL on PostgreSQL', bareUrl, {}, { pid: barePid });
+      const rest = await load('create_contact over REST on PostgreSQL', restUrl, auth, {
+        pid: servicePid,
+      }).catch((error) => {
         throw new Error(`${error.message}; service errors: ${serviceErrors(servicePlace).join(' | ')}`);
       });
       rounds.push({ bare, rest });
@@ -107,14 +127,16 @@ export async function postgresWriteBench(): Promise<void> {
     process.stdout.write(
       `\nPostgreSQL write path: ${SECONDS} s per run, ${CONNECTIONS} connections, pool 10, every create with a ` +
         'new idempotency key, the workspace rate limited\n\n' +
-        '| round | run | req/s | p50 ms | p99 ms | req/s vs bare | p99 vs bare |\n|---|---|---:|---:|---:|---:|---:|\n',
+        '| round | run | req/s | p50 ms | p99 ms | req/s vs bare | p99 vs bare | server CPU µs/req |\n' +
+        '|---|---|---:|---:|---:|---:|---:|---:|\n',
     );
     rounds.forEach(({ bare, rest }, round) => {
       for (const row of [bare, rest]) {
         const rps = row === bare ? '1.00' : (rest.rps / bare.rps).toFixed(2);
         const p99 = row === bare ? '1.00' : (rest.p99 / Math.max(bare.p99, 1)).toFixed(2);
         process.stdout.write(
-          `| ${round + 1} | ${row.name} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${rps} | ${p99} |\n`,
+          `| ${round + 1} | ${row.name} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${rps} | ${p99} | ` +
+            `${row.cpuUs.toFixed(0)} |\n`,
         );
       }
     });

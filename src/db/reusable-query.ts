@@ -4,12 +4,15 @@ import type { DB } from './tables.ts';
 /**
  * A query on the hot path of every call (the credential lookup, call-event inserts), built and compiled
  * once per database and then executed with fresh parameters: building a Kysely query costs more than
- * running it. `build` must take its parameters in the order `run` passes them.
+ * running it. `build` must take its parameters in the order `run` passes them. The text is kept per
+ * adapter: a transaction is a new Kysely instance each time, but it shares its database's adapter (and
+ * the SQL depends only on the dialect; no plugins rewrite queries here).
  */
 export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
-  const compiled = new WeakMap<Kysely<DB>, string>();
+  const compiled = new WeakMap<object, string>();
   return async (db: Kysely<DB>, parameters: readonly unknown[]): Promise<Row[]> => {
-    let text = compiled.get(db);
+    const adapter = db.getExecutor().adapter;
+    let text = compiled.get(adapter);
     if (text === undefined) {
       const query = build(db).compile();
       // Constants belong in the SQL (sql.lit), so the parameters are exactly the values run passes.
@@ -19,7 +22,7 @@ export function reusableQuery<Row>(build: (db: Kysely<DB>) => Compilable<Row>) {
         );
       }
       text = query.sql;
-      compiled.set(db, text);
+      compiled.set(adapter, text);
     }
     const result = await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]));
     return result.rows;
