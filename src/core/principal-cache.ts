@@ -6,7 +6,7 @@
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { isPostgres } from '../db/month-partitions.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { DB } from '../db/tables.ts';
 
 const CHANNEL = 'wos_principals';

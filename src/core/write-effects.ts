@@ -3,7 +3,7 @@
 // (data-modifying CTEs): one round trip instead of one per row, the same rows in the same transaction. On
 // SQLite, in process, a statement costs no round trip, so each goes on its own.
 import { CompiledQuery, type Kysely } from 'kysely';
-import { isPostgres } from '../db/month-partitions.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { AuditEventsTable, CallEventsTable, DB, OutboxEventsTable } from '../db/tables.ts';
 import { AUDIT_COLUMNS, insertAuditEvents } from './audit.ts';
 import { CALL_EVENT_COLUMNS, insertCallEvent } from './call-events.ts';
