@@ -101,9 +101,15 @@ export async function countsByEventName(
       .groupBy([...group]),
   );
   const first = (await unionAll(daily)) as CountRow[];
+  // The window's last day when it starts at midnight: a name whose events of that day all came before the
+  // window's end (the usual case: only events sent ahead of the clock come after) counts its daily row.
+  const last = parts.hours.find((range) => range.to === window.to && range.from.endsWith('T00:00:00.000Z'));
+  const whole = new Set(
+    first.filter((row) => row.part === 'days' || (row.part === last?.day && row.last_seen < window.to)),
+  );
   const names = new Map<string, string[]>();
   for (const row of first) {
-    if (row.part === 'days') continue;
+    if (whole.has(row)) continue;
     const key = `${keyOf(row)}@${row.part}`;
     names.set(key, [...(names.get(key) ?? []), row.event_name]);
   }
@@ -122,7 +128,7 @@ export async function countsByEventName(
       ];
     }),
   );
-  const rows = [...first.filter((row) => row.part === 'days'), ...((await unionAll(hourly)) as CountRow[])];
+  const rows = [...whole, ...((await unionAll(hourly)) as CountRow[])];
   const byName = new Map<string, Map<string, NameCount>>();
   for (const row of rows) {
     const names = byName.get(keyOf(row)) ?? new Map<string, NameCount>();
