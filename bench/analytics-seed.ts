@@ -214,8 +214,10 @@ export async function pgWriter(url: string, schema: string, rowsPerStatement = 5
     finish: async () => {
       for (const [table, buffer] of buffers) if (buffer.length) await write(table, buffer);
       await client.query('commit');
+      // As autovacuum would after the inserts (PostgreSQL 13+ vacuums insert-only tables too): statistics,
+      // and the visibility map that index-only scans need.
       await client.query(
-        'analyze app_event_rollups, app_event_day_rollups, app_event_hour_totals, app_event_actor_sketches, app_events',
+        'vacuum analyze app_event_rollups, app_event_day_rollups, app_event_hour_totals, app_event_actor_sketches, app_events',
       );
       await client.end();
     },

@@ -172,7 +172,7 @@ function printFigures(run: {
 export async function analyticsBench(): Promise<void> {
   const analyze = process.env.BENCH_SQLITE_ANALYZE === '1';
   const dialect = DATABASE_URL
-    ? 'PostgreSQL (ANALYZE after the seed)'
+    ? 'PostgreSQL (VACUUM ANALYZE after the seed)'
     : `SQLite (${analyze ? 'ANALYZE after the seed' : 'no ANALYZE: the service never runs it'})`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-analytics-'));
   const places: Place[] = [];

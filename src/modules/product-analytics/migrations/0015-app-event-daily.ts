@@ -20,10 +20,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('events', 'bigint', (c) => c.notNull())
     .addColumn('first_seen', 'text', (c) => c.notNull())
     .addColumn('last_seen', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('app_event_day_rollups_pk', [...OBJECT_DAY, 'event_name', 'day'])
-    // SQLite: rows kept in key order, so an object's days are read together (ingest writes them day by day).
-    .$call((table) => (isPostgres(db) ? table : table.modifyEnd(sql`without rowid`)))
+    // An object's days are read together, but ingest writes them day by day: SQLite keeps the rows in key
+    // order; PostgreSQL's key carries the counts, for index-only scans instead of a heap page per row.
+    .$call((table) =>
+      isPostgres(db)
+        ? table
+        : table
+            .addPrimaryKeyConstraint('app_event_day_rollups_pk', [...OBJECT_DAY, 'event_name', 'day'])
+            .modifyEnd(sql`without rowid`),
+    )
     .execute();
+  if (isPostgres(db)) {
+    await sql`alter table app_event_day_rollups add constraint app_event_day_rollups_pk
+      primary key (workspace_id, app, object_type, object_id, event_name, day)
+      include (events, first_seen, last_seen)`.execute(db);
+  }
   await db.schema
     .createIndex('app_event_day_rollups_day')
     .on('app_event_day_rollups')
