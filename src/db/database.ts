@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { createHeavySlots, type HeavySlots } from '../core/heavy-slots.ts';
 import { groupCommit, type TransactionRunner } from './group-commit.ts';
 import { postgresHeavyReads, sqliteHeavyReads, withTimeoutErrors } from './heavy-reads.ts';
+import { prepareInserts } from './pg-prepared.ts';
 import { SearchPathPostgresDialect } from './postgres-dialect.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
@@ -86,6 +87,7 @@ export function openDatabase(config: Config): Database {
       max: config.databasePoolSize,
       ...(settings.length ? { options: settings.join(' ') } : {}),
     });
+    prepareInserts(pool);
     const postgres = new SearchPathPostgresDialect({ pool });
     const db = new Kysely<DB>({
       dialect: {
