@@ -1,12 +1,12 @@
 // PostgreSQL parses and plans every unnamed statement anew; a named one is parsed once per connection and
 // then only bound and executed. The service's inserts (the hot path of every write: idempotency claim,
 // record, audit, outbox and call events, as one data-modifying WITH or alone) go as named statements.
-// Only inserts: their plans are trivial, so a generic plan is never worse; reads and updates, whose best
-// plan may depend on the values, stay unnamed.
+// Only inserts of values (no SELECT in them): their plans are trivial, so a generic plan is never worse;
+// reads, updates and INSERT ... SELECT, whose best plan may depend on the values, stay unnamed.
 import type pg from 'pg';
 
 const INSERT = /^\s*insert\b/i;
-/** A WITH of inserts and updates only (src/core/write-effects.ts): nothing in it reads with a plan. */
+/** A WITH of inserts and key updates only (src/core/write-effects.ts). */
 const WRITE_CTE = /^\s*with\b/i;
 const READS = /\bselect\b/i;
 /** Named statements a connection keeps at most; past it, new texts go unnamed (names live as long as it). */
@@ -18,7 +18,7 @@ const names = new Map<string, string>();
 function nameOf(text: string): string | undefined {
   let name = names.get(text);
   if (name === undefined) {
-    if (!INSERT.test(text) && !(WRITE_CTE.test(text) && !READS.test(text))) return undefined;
+    if (!(INSERT.test(text) || WRITE_CTE.test(text)) || READS.test(text)) return undefined;
     if (names.size >= 10_000) return undefined;
     name = `wos_${(counter++).toString(36)}`;
     names.set(text, name);
