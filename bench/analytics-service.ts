@@ -80,13 +80,19 @@ export async function prepare(place: Place, workspaces: string[]) {
 
 /** The seed bypasses ingest, so the hourly snapshot job's work is done here, as the job does it; in seconds. */
 export async function rebuildSnapshots(place: Place): Promise<number> {
-  const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
-  const started = performance.now();
-  // As the job does: the groupings on the heavy-read connections (their time limit, not the API's).
-  await rebuildStaleObjectWindows(database.db, new Date(), undefined, undefined, database.heavy);
-  const seconds = (performance.now() - started) / 1000;
-  await database.close();
-  return seconds;
+  // SQLite's read workers do not hold a process open (in the service its server does): this timer does.
+  const open = setInterval(() => {}, 60_000);
+  try {
+    const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
+    const started = performance.now();
+    // As the job does: the groupings on the heavy-read connections (their time limit, not the API's).
+    await rebuildStaleObjectWindows(database.db, new Date(), undefined, undefined, database.heavy);
+    const seconds = (performance.now() - started) / 1000;
+    await database.close();
+    return seconds;
+  } finally {
+    clearInterval(open);
+  }
 }
 
 const logOf = (place: Place) => path.join(path.dirname(place.file), 'service.log');
