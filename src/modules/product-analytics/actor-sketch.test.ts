@@ -7,6 +7,7 @@ import {
   emptySketch,
   encodeSketch,
   estimate,
+  mergeEncoded,
   mergeSketch,
 } from './actor-sketch.ts';
 
@@ -14,6 +15,22 @@ const sketchOf = (actors: string[]): ActorSketch => addHashes(emptySketch(), act
 const actors = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 describe('actor sketch', () => {
+  it('merges a stored sketch as it merges the decoded one', () => {
+    for (const [a, b] of [
+      [10, 20],
+      [300, 400],
+      [50, 5000],
+      [5000, 60],
+      [3000, 9000],
+    ] as const) {
+      const stored = encodeSketch(sketchOf(actors('s', b)));
+      const viaDecode = mergeSketch(sketchOf(actors('t', a)), decodeSketch(stored));
+      const inPlace = mergeEncoded(sketchOf(actors('t', a)), stored);
+      expect(estimate(inPlace)).toBe(estimate(viaDecode));
+      expect(inPlace.kind).toBe(viaDecode.kind);
+    }
+  });
+
   it('is exact while sparse, and ignores repeats', () => {
     const sketch = sketchOf([...actors('user_', 300), ...actors('user_', 300)]);
     expect(sketch.kind).toBe('sparse');

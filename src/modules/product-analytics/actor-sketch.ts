@@ -54,20 +54,37 @@ export function mergeSketch(into: ActorSketch, other: ActorSketch): ActorSketch 
   return { kind: 'dense', registers: target };
 }
 
+// 2^-r for every rank a register can hold (0..21): the estimate sums one per register.
+const INVERSE_POWERS = Float64Array.from({ length: 32 - P + 2 }, (_, r) => 2 ** -r);
+
 /** Estimated distinct actors: exact while sparse; HyperLogLog with linear counting for small ranges. */
 export function estimate(sketch: ActorSketch): number {
   if (sketch.kind === 'sparse') return sketch.hashes.size;
   let sum = 0;
   let zeros = 0;
+  const registers = sketch.registers;
   for (let i = 0; i < M; i++) {
-    const r = sketch.registers[i]!;
-    sum += 2 ** -r;
+    const r = registers[i]!;
+    sum += INVERSE_POWERS[r]!;
     if (r === 0) zeros++;
   }
   const alpha = 0.7213 / (1 + 1.079 / M);
   const raw = (alpha * M * M) / sum;
   if (raw <= 2.5 * M && zeros > 0) return Math.round(M * Math.log(M / zeros));
   return Math.round(raw);
+}
+
+/** mergeSketch with a stored sketch, read in place (a page's union reads hundreds of them). */
+export function mergeEncoded(into: ActorSketch, data: Uint8Array): ActorSketch {
+  if (data[0] === DENSE) {
+    const target = into.kind === 'dense' ? into.registers : densify(into.hashes).registers;
+    for (let i = 0; i < M; i++) if (target[i]! < data[1 + i]!) target[i] = data[1 + i]!;
+    return { kind: 'dense', registers: target };
+  }
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const hashes: number[] = [];
+  for (let offset = 1; offset + 4 <= data.byteLength; offset += 4) hashes.push(view.getUint32(offset));
+  return addHashes(into, hashes);
 }
 
 /** Binary form stored in app_event_actor_sketches.sketch: a kind byte, then hashes (uint32 BE) or registers. */

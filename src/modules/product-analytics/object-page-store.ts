@@ -3,7 +3,7 @@
 // only the hours at its edges read hourly rollups. Every function takes the workspace ID.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
-import { type ActorSketch, decodeSketch, emptySketch, estimate, mergeSketch } from './actor-sketch.ts';
+import { type ActorSketch, emptySketch, estimate, mergeEncoded } from './actor-sketch.ts';
 import {
   objectKeyText as keyOf,
   noIndex,
@@ -198,7 +198,7 @@ export async function uniqueActors(
   const unions = new Map<string, ActorSketch>();
   for (const row of rows) {
     const key = keyOf(row);
-    unions.set(key, mergeSketch(unions.get(key) ?? emptySketch(), decodeSketch(row.sketch)));
+    unions.set(key, mergeEncoded(unions.get(key) ?? emptySketch(), row.sketch));
   }
   for (const [key, sketch] of unions) out.set(key, estimate(sketch));
   return out;
