@@ -30,7 +30,9 @@ function nameOf(text: string): string | undefined {
 export function prepareInserts(pool: pg.Pool): void {
   pool.on('connect', (client) => {
     const prepared = new Set<string>();
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    // The class's query(), looked up at each call (a hook on pg.Client.prototype still sees every query).
+    const query = (...args: unknown[]) =>
+      (Object.getPrototypeOf(client).query as (...a: unknown[]) => unknown).apply(client, args);
     client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
       if (typeof text === 'string' && Array.isArray(values) && typeof callback !== 'function') {
         const name = nameOf(text);
