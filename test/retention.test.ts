@@ -41,8 +41,8 @@ const countWhere = async (
   );
 
 const partitions = async (table: string) =>
+  // This test's schema only: other test files (and other runs) have their own call_events.
   (
-    // This test's schema only: other test files (and other runs) have their own call_events.
     await sql<{ name: string }>`select c.relname as name from pg_inherits i
       join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
       join pg_namespace n on n.oid = p.relnamespace
