@@ -62,25 +62,50 @@ export async function insertAppEvents(db: Kysely<DB>, rows: AppEventsTable[]): P
   for (const part of chunks(rows)) await db.insertInto('app_events').values(part).execute();
 }
 
-/** Adds a batch's rollups (already summed per group in memory): one upsert per group. */
-export async function addRollups(db: Kysely<DB>, rows: AppEventRollupsTable[]): Promise<void> {
-  const ordered = inKeyOrder(rows, (r) => [r.app, r.object_type, r.object_id, r.event_name, r.hour]);
+/**
+ * Adds summed rows to a rollup table (hourly or daily), one upsert per group, in key order: events add up,
+ * first_seen keeps the earlier, last_seen the later.
+ */
+async function addToRollups<T extends AppEventRollupsTable | AppEventDayRollupsTable>(
+  db: Kysely<DB>,
+  table: 'app_event_rollups' | 'app_event_day_rollups',
+  time: 'hour' | 'day',
+  rows: T[],
+): Promise<void> {
+  const ordered = inKeyOrder(rows, (r) => [
+    r.app,
+    r.object_type,
+    r.object_id,
+    r.event_name,
+    'hour' in r ? r.hour : r.day,
+  ]);
+  const current = (column: string) => sql.ref(`${table}.${column}`);
   for (const part of chunks(ordered)) {
     await db
-      .insertInto('app_event_rollups')
-      .values(part)
+      .insertInto(table as 'app_event_rollups')
+      .values(part as AppEventRollupsTable[])
       .onConflict((oc) =>
-        oc.columns(['workspace_id', 'app', 'object_type', 'object_id', 'event_name', 'hour']).doUpdateSet({
-          events: sql`app_event_rollups.events + excluded.events`,
-          first_seen: sql`case when excluded.first_seen < app_event_rollups.first_seen
-            then excluded.first_seen else app_event_rollups.first_seen end`,
-          last_seen: sql`case when excluded.last_seen > app_event_rollups.last_seen
-            then excluded.last_seen else app_event_rollups.last_seen end`,
-        }),
+        oc
+          .columns(['workspace_id', 'app', 'object_type', 'object_id', 'event_name', time as 'hour'])
+          .doUpdateSet({
+            events: sql`${current('events')} + excluded.events`,
+            first_seen: sql`case when excluded.first_seen < ${current('first_seen')}
+            then excluded.first_seen else ${current('first_seen')} end`,
+            last_seen: sql`case when excluded.last_seen > ${current('last_seen')}
+            then excluded.last_seen else ${current('last_seen')} end`,
+          }),
       )
       .execute();
   }
 }
+
+/** Adds a batch's hourly rollups (already summed per group in memory). */
+export const addRollups = (db: Kysely<DB>, rows: AppEventRollupsTable[]) =>
+  addToRollups(db, 'app_event_rollups', 'hour', rows);
+
+/** Adds a batch's daily rollups (summed in memory from its hourly ones). */
+export const addDayRollups = (db: Kysely<DB>, rows: AppEventDayRollupsTable[]) =>
+  addToRollups(db, 'app_event_day_rollups', 'day', rows);
 
 /** Adds a batch's events per hour, app and event name (summed in memory): one upsert per group. */
 export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTable[]): Promise<void> {
@@ -91,26 +116,6 @@ export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTabl
       .onConflict((oc) =>
         oc.columns(['workspace_id', 'hour', 'app', 'event_name']).doUpdateSet({
           events: sql`app_event_hour_totals.events + excluded.events`,
-        }),
-      )
-      .execute();
-  }
-}
-
-/** Adds a batch's daily rollups (summed per group in memory from its hourly ones): one upsert per group. */
-export async function addDayRollups(db: Kysely<DB>, rows: AppEventDayRollupsTable[]): Promise<void> {
-  const ordered = inKeyOrder(rows, (r) => [r.app, r.object_type, r.object_id, r.event_name, r.day]);
-  for (const part of chunks(ordered)) {
-    await db
-      .insertInto('app_event_day_rollups')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'app', 'object_type', 'object_id', 'event_name', 'day']).doUpdateSet({
-          events: sql`app_event_day_rollups.events + excluded.events`,
-          first_seen: sql`case when excluded.first_seen < app_event_day_rollups.first_seen
-            then excluded.first_seen else app_event_day_rollups.first_seen end`,
-          last_seen: sql`case when excluded.last_seen > app_event_day_rollups.last_seen
-            then excluded.last_seen else app_event_day_rollups.last_seen end`,
         }),
       )
       .execute();
