@@ -1,6 +1,6 @@
 // Retention of application events: raw events and their event_id ledger for the workspace's retention
 // (WOS_APP_EVENT_RETENTION_DAYS, or the operator's entitlement app_event_retention_days), rollups and
-// actors for two years, in bounded batches. On PostgreSQL whole month partitions older than every
+// actor sketches for two years, in bounded batches. On PostgreSQL whole month partitions older than every
 // workspace's retention are dropped, and the coming months' partitions are made ahead of their events.
 import { dropMonthPartitionsBefore, ensureMonthPartitions } from '../../db/month-partitions.ts';
 import { everyInterval } from '../../jobs/interval-task.ts';

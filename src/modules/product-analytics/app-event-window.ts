@@ -65,7 +65,7 @@ export function windowText(window: Window) {
   return {
     from: iso(window.from),
     to: iso(window.to),
-    // UTC days it touches, for the daily actor table.
+    // UTC days it touches, for the daily rollups and actor sketches.
     fromDay: iso(window.from).slice(0, 10),
     toDay: iso(window.to - 1).slice(0, 10),
   };

@@ -1,5 +1,6 @@
-// Queries of the Object Analytics reads. The grouped view ranks objects with one grouped query over the
-// window's hourly rollups, then enriches only the page's rows (top events, unique actors) with one query each.
+// Queries of the Object Analytics reads. Without a snapshot (object-window-read.ts) the grouped view ranks
+// objects with one grouped query over the window's hourly rollups; object-page-store.ts then enriches only
+// the page's rows (top events, unique actors).
 // Every function takes the workspace ID; windows are ISO 8601 UTC text (app-event-window.ts).
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/tables.ts';
