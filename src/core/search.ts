@@ -1,16 +1,15 @@
 // Free-text `query` search over a table's searchable columns (src/core/search-tables.ts): a
 // case-insensitive substring match, newest first (or the list's own keyset order), with working cursors.
 // A term of three letters or digits reads the trigram index (src/core/search-index.ts); the rows a request
-// reads stay bounded whatever the size of the workspace:
-// - a term matching fewer than PROBE_CAP rows (all workspaces) reads those rows through the index;
-// - a more common term scans the next SCAN_FIRST rows of the list in page order (a common term fills the
-//   page there), and only when they hold less than a page, reads the older matches through the index.
+// reads stay bounded whatever the size of the workspace: it scans the next SCAN_FIRST rows of the list in
+// page order (a common term fills the page there), and only when they hold less than a page reads the older
+// matches through the index (a rarer term: few matches). Counting the matches first to choose a path cost
+// more than either path on PostgreSQL, whose GIN bitmap gathers every match of a common term before a LIMIT.
 // Shorter terms cannot use trigrams: they scan the list in page order (declared heavy, pagination.ts).
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
 import {
   afterCursor,
-  containsPattern,
   fetchKeysetPage,
   inKeysetOrder,
   type KeysetColumn,
@@ -25,8 +24,6 @@ import {
 import { searchTableName } from './search-index.ts';
 import { isIndexedTerm, SEARCHABLE, type SearchableTable } from './search-tables.ts';
 
-/** Up to this many matches, the index's matches are read as they are (and sorted). */
-export const PROBE_CAP = 2_000;
 /** A common term first scans this many rows of the list: a page is almost always among them. */
 export const SCAN_FIRST = 2_000;
 
@@ -35,22 +32,6 @@ const ID_ORDER: KeysetColumn[] = [{ column: 'id', direction: 'desc', type: 'stri
 /** A phrase of the FTS5 query syntax, restricted to the columns: the trigram tokenizer makes it a substring. */
 function ftsQuery(columns: readonly string[], text: string): string {
   return `{${columns.join(' ')}} : "${text.replaceAll('"', '""')}"`;
-}
-
-/** How many rows of the table (every workspace) match, counting up to `cap`: reads the index only. */
-async function countMatches(db: Kysely<any>, table: SearchableTable, text: string, cap: number) {
-  const columns = SEARCHABLE[table];
-  const counted = isPostgres(db)
-    ? sql<{ n: number }>`select count(*) as n from (select 1 from ${sql.table(table)} where ${sql.join(
-        columns.map((c) => sql`lower(coalesce(${sql.ref(c)}, '')) like ${containsPattern(text)} escape '\\'`),
-        sql` or `,
-      )} limit ${cap}) m`
-    : sql<{
-        n: number;
-      }>`select count(*) as n from (select 1 from ${sql.table(searchTableName(table))} where ${sql.table(
-        searchTableName(table),
-      )} match ${ftsQuery(columns, text)} limit ${cap})`;
-  return Number((await counted.execute(db)).rows[0]?.n ?? 0);
 }
 
 /**
@@ -103,9 +84,6 @@ export async function fetchSearchPage<R extends Record<string, unknown>>(
   const { table, workspaceId, text } = search;
   const scan = matchesText(SEARCHABLE[table], text);
   if (!isIndexedTerm(text)) return fetchKeysetPage(query.where(scan), request, order);
-  if ((await countMatches(db, table, text, PROBE_CAP)) < PROBE_CAP) {
-    return fetchKeysetPage(query.where(indexedMatch(db, table, workspaceId, text)), request, order);
-  }
   const rest = afterCursor(query, request, order);
   const columns = order.map(({ column }) => column);
   const boundary = await inKeysetOrder(rest.clearSelect().select(columns as any), order)
