@@ -2,7 +2,7 @@
 // short terms, cursors, rows written around the API, and the common-term path, on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/core/ids.ts';
-import { SCAN_FIRST } from '../src/core/search.ts';
+import { PROBE_CAP, SCAN_FIRST } from '../src/core/search.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 let h: Harness;
@@ -170,7 +170,7 @@ describe('search through the index', () => {
 
 describe('a term common enough to fill pages from the first scan', () => {
   it('pages newest first through more matches than the first scan reads', async () => {
-    const total = SCAN_FIRST + 150;
+    const total = Math.max(PROBE_CAP, SCAN_FIRST) + 150;
     const ids = await insertContacts(
       ws.id,
       Array.from({ length: total }, (_, i) => `Common Heron ${i}`),
@@ -184,7 +184,7 @@ describe('a term common enough to fill pages from the first scan', () => {
     const old = await insertContacts(ws.id, ['Old Ibis 1', 'Old Ibis 2', 'Old Ibis 3']);
     await insertContacts(
       other.id,
-      Array.from({ length: SCAN_FIRST }, (_, i) => `Elsewhere Ibis ${i}`),
+      Array.from({ length: PROBE_CAP }, (_, i) => `Elsewhere Ibis ${i}`),
     );
     await insertContacts(
       ws.id,

@@ -1,10 +1,13 @@
 // Free-text `query` search over a table's searchable columns (src/core/search-tables.ts): a
 // case-insensitive substring match, newest first (or the list's own keyset order), with working cursors.
 // A term of three letters or digits reads the trigram index (src/core/search-index.ts); the rows a request
-// reads stay bounded whatever the size of the workspace: it scans the next SCAN_FIRST rows of the list in
-// page order (a common term fills the page there), and only when they hold less than a page reads the older
-// matches through the index (a rarer term: few matches). Counting the matches first to choose a path cost
-// more than either path on PostgreSQL, whose GIN bitmap gathers every match of a common term before a LIMIT.
+// reads stay bounded whatever the size of the workspace:
+// - on SQLite, a term matching fewer than PROBE_CAP rows (all workspaces; FTS5 counts them cheaply) reads
+//   those rows through the index;
+// - otherwise, and always on PostgreSQL (whose GIN bitmap gathers every match of a common term before a
+//   LIMIT, so counting costs more than either path), it scans the next SCAN_FIRST rows of the list in page
+//   order (a common term fills the page there), and only when they hold less than a page reads the older
+//   matches through the index.
 // Shorter terms cannot use trigrams: they scan the list in page order (declared heavy, pagination.ts).
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
@@ -24,6 +27,8 @@ import {
 import { searchTableName } from './search-index.ts';
 import { isIndexedTerm, SEARCHABLE, type SearchableTable } from './search-tables.ts';
 
+/** On SQLite, up to this many matches are read through the index as they are (and sorted). */
+export const PROBE_CAP = 2_000;
 /** A common term first scans this many rows of the list: a page is almost always among them. */
 export const SCAN_FIRST = 2_000;
 
@@ -32,6 +37,14 @@ const ID_ORDER: KeysetColumn[] = [{ column: 'id', direction: 'desc', type: 'stri
 /** A phrase of the FTS5 query syntax, restricted to the columns: the trigram tokenizer makes it a substring. */
 function ftsQuery(columns: readonly string[], text: string): string {
   return `{${columns.join(' ')}} : "${text.replaceAll('"', '""')}"`;
+}
+
+/** SQLite: how many rows of the table (every workspace) match, counting up to `cap`; reads the FTS index only. */
+async function countFtsMatches(db: Kysely<any>, table: SearchableTable, text: string, cap: number) {
+  const fts = sql.table(searchTableName(table));
+  const counted = sql<{ n: number }>`select count(*) as n from (select 1 from ${fts}
+    where ${fts} match ${ftsQuery(SEARCHABLE[table], text)} limit ${cap})`;
+  return Number((await counted.execute(db)).rows[0]?.n ?? 0);
 }
 
 /**
@@ -84,6 +97,9 @@ export async function fetchSearchPage<R extends Record<string, unknown>>(
   const { table, workspaceId, text } = search;
   const scan = matchesText(SEARCHABLE[table], text);
   if (!isIndexedTerm(text)) return fetchKeysetPage(query.where(scan), request, order);
+  if (!isPostgres(db) && (await countFtsMatches(db, table, text, PROBE_CAP)) < PROBE_CAP) {
+    return fetchKeysetPage(query.where(indexedMatch(db, table, workspaceId, text)), request, order);
+  }
   const rest = afterCursor(query, request, order);
   const columns = order.map(({ column }) => column);
   const boundary = await inKeysetOrder(rest.clearSelect().select(columns as any), order)
