@@ -5,7 +5,7 @@
 // again finds nothing left to move. Readers of a month add the two.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { monthEnd, monthOf } from '../db/month-partitions.ts';
-import type { DB } from '../db/tables.ts';
+import type { CallEventMonthsTable, DB } from '../db/tables.ts';
 
 const COLUMNS = sql.raw(
   'workspace_id, month, route, method, kind, credential_path, calls, failed_calls, units, billed_units, duration_ms',
@@ -88,18 +88,8 @@ export async function monthBilledUnits(db: Kysely<DB>, workspaceId: string, mont
   return Number(result.rows[0]?.units ?? 0);
 }
 
-export interface MonthlyUsageRow {
-  month: string;
-  route: string;
-  method: string;
-  kind: string;
-  credential_path: string;
-  calls: number;
-  failed_calls: number;
-  units: number;
-  billed_units: number;
-  duration_ms: number;
-}
+/** A month's usage of one route, method, kind and credential path (call_event_months without the workspace). */
+export type MonthlyUsageRow = Omit<CallEventMonthsTable, 'workspace_id'>;
 
 /**
  * A workspace's usage per month, route, method, kind and credential path for the months `from` to `to`
