@@ -311,20 +311,17 @@ export async function seedAppEvents(
   return summary;
 }
 
+/** One rollup of simulateObject: app, object_type, object_id, event_name, hour, events, first and last seen. */
+type RollupValues = [string, string, string, string, string, number, string, string];
+
 /** An object's hourly rollups summed per event name and UTC day, in primary-key order. */
 function dayRollups(rollups: (string | number)[]): (string | number)[][] {
   const days = new Map<string, (string | number)[]>();
   for (let i = 0; i < rollups.length; i += ROLLUP_COLUMNS) {
-    const [app, type, id, eventName, hour, events, first, last] = rollups.slice(i, i + ROLLUP_COLUMNS) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      number,
-      string,
-      string,
-    ];
+    const [app, type, id, eventName, hour, events, first, last] = rollups.slice(
+      i,
+      i + ROLLUP_COLUMNS,
+    ) as RollupValues;
     const key = `${eventName}\u0000${hour.slice(0, 10)}`;
     const day = days.get(key);
     if (!day) days.set(key, [app, type, id, eventName, hour.slice(0, 10), events, first, last]);
@@ -348,16 +345,10 @@ async function seedRawEvents(
   const key = objectAt(rank);
   let count = 0;
   for (let i = 0; i < rollups.length; i += ROLLUP_COLUMNS) {
-    const [, , , eventName, , events, firstSeen, lastSeen] = rollups.slice(i, i + ROLLUP_COLUMNS) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      number,
-      string,
-      string,
-    ];
+    const [, , , eventName, , events, firstSeen, lastSeen] = rollups.slice(
+      i,
+      i + ROLLUP_COLUMNS,
+    ) as RollupValues;
     const first = Date.parse(firstSeen);
     const step = events > 1 ? (Date.parse(lastSeen) - first) / (events - 1) : 0;
     for (let n = 0; n < events; n++) {
