@@ -1,37 +1,19 @@
 // Module names and scope strings. Each listed module declares its own name and scopes
-// (src/modules/module-list.ts); the platform's and the specified modules not built yet are declared here.
+// (src/modules/module-list.ts); the platform's are declared here.
 import { moduleList } from '../modules/module-list.ts';
 
 type Listed = (typeof moduleList)[number];
 
-/** Modules of the specification without a folder yet: each moves its entry into its own definition. */
-const PLANNED = [
-  {
-    name: 'data_agents',
-    scopes: [
-      'data_agents:read',
-      'data_agents:write',
-      'data_agents:execute',
-      'vector_store:read',
-      'vector_store:write',
-    ],
-  },
-] as const;
-
 /** The workspace module (summary, request lookups) and the audit trail belong to the platform. */
 const PLATFORM = { name: 'workspace', scopes: ['audit:read'] } as const;
 
-type Declared = Listed | (typeof PLANNED)[number] | typeof PLATFORM;
+type Declared = Listed | typeof PLATFORM;
 
 export type ModuleName = Declared['name'];
 /** Every scope a credential can hold: a string-literal union, so a mistyped scope fails the type check. */
 export type Scope = NonNullable<Declared['scopes']>[number];
 
-const declared: readonly { name: string; scopes?: readonly string[] }[] = [
-  ...moduleList,
-  ...PLANNED,
-  PLATFORM,
-];
+const declared: readonly { name: string; scopes?: readonly string[] }[] = [...moduleList, PLATFORM];
 export const MODULES: readonly ModuleName[] = declared.map((m) => m.name as ModuleName);
 export const SCOPES: readonly Scope[] = [
   ...new Set(declared.flatMap((m) => (m.scopes ?? []) as readonly Scope[])),

@@ -83,3 +83,29 @@ export interface ModuleParts<Tables> {
   /** Runs once when a service process starts, before it serves requests (e.g. removing what a crash left). */
   startup?: (env: Omit<JobEnv, 'queue'>) => Promise<void>;
 }
+
+/**
+ * One module built from parts kept in folders of their own (data_agents: governed data, Agent Grid, vector
+ * collections): their lists are concatenated and their startups run in order. Migration names stay unique
+ * across the tree (src/db/migrate.ts refuses a number taken twice).
+ */
+export function combineParts<Tables>(...parts: ModuleParts<unknown>[]): ModuleParts<Tables> {
+  const startups = parts.flatMap((p) => (p.startup ? [p.startup] : []));
+  return {
+    migrations: Object.assign({}, ...parts.map((p) => p.migrations ?? {})),
+    operations: parts.flatMap((p) => p.operations),
+    recordTypes: parts.flatMap((p) => p.recordTypes ?? []),
+    summary: parts.flatMap((p) => p.summary ?? []),
+    events: parts.flatMap((p) => p.events ?? []),
+    eventConsumers: parts.flatMap((p) => p.eventConsumers ?? []),
+    jobs: parts.flatMap((p) => p.jobs ?? []),
+    periodicTasks: parts.flatMap((p) => p.periodicTasks ?? []),
+    ...(startups.length
+      ? {
+          startup: async (env) => {
+            for (const startup of startups) await startup(env);
+          },
+        }
+      : {}),
+  };
+}

@@ -7,6 +7,7 @@ import { assetsModule } from './assets/index.ts';
 import { calendarModule } from './calendar/index.ts';
 import { cmsModule } from './cms/index.ts';
 import { crmModule } from './crm/index.ts';
+import { dataAgentsModule } from './data-agents/index.ts';
 import { integrationsModule } from './integrations/index.ts';
 import { notificationsModule } from './notifications/index.ts';
 import { productAnalyticsModule } from './product-analytics/index.ts';
@@ -30,4 +31,5 @@ export const moduleList = [
   productsModule,
   calendarModule,
   productAnalyticsModule,
+  dataAgentsModule,
 ] as const;

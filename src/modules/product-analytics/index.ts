@@ -1,8 +1,10 @@
-import type { ModuleDefinition } from '../../core/module.ts';
+import { combineParts, type ModuleDefinition, type ModuleParts } from '../../core/module.ts';
 import { AnalyticsSiteSchema } from './analytics-schemas.ts';
 import type { ProductAnalyticsTables } from './analytics-tables.ts';
 import { appEventRetentionJob, appEventRetentionSweep } from './app-event-retention.ts';
 import { getAppEventSettings, updateAppEventSettings } from './app-event-settings.ts';
+import type { BiTables } from './bi/bi-tables.ts';
+import { biParts } from './bi/index.ts';
 import { ingestAppEvents } from './ingest.ts';
 import * as productAnalytics from './migrations/0011-product-analytics.ts';
 import * as appEventDaily from './migrations/0015-app-event-daily.ts';
@@ -14,8 +16,7 @@ import { siteOperations, siteRecordTypes } from './sites.ts';
 // sites need analytics:write, Object Analytics analytics:read (docs/contract.md); bi:* are BI's scopes.
 const identity = { name: 'product_analytics_bi', scopes: ['bi:read', 'bi:write'] } as const;
 
-export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAnalyticsTables> = {
-  ...identity,
+const appEventParts: ModuleParts<ProductAnalyticsTables> = {
   migrations: { '0011-product-analytics': productAnalytics, '0015-app-event-daily': appEventDaily },
   operations: [
     ingestAppEvents,
@@ -49,4 +50,9 @@ export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAn
       schema: AnalyticsSiteSchema,
     },
   ],
+};
+
+export const productAnalyticsModule: ModuleDefinition<typeof identity, ProductAnalyticsTables & BiTables> = {
+  ...identity,
+  ...combineParts<ProductAnalyticsTables & BiTables>(appEventParts, biParts),
 };
