@@ -4,7 +4,9 @@ import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { EnqueueOptions } from '../jobs/types.ts';
 import type { Clock } from './clock.ts';
+import type { OperationDefinition } from './define-operation.ts';
 import type { DomainEventType } from './module.ts';
+import type { CallOutcome } from './run-operation.ts';
 import type { Run } from './run-resource.ts';
 import type { StartRunOptions } from './runs.ts';
 
@@ -75,4 +77,18 @@ export interface OperationContext {
    * transaction, and records the audit event. Return the run under responseKey, with createdId: run.id.
    */
   startRun(options?: StartRunOptions): Promise<Run>;
+  /** A registered operation by tool name (records that name a tool to call later validate it with this). */
+  operationNamed(name: string): OperationDefinition | undefined;
+  /** Whether a record type of this name is registered (typed references name one). */
+  hasRecordType(type: string): boolean;
+  /**
+   * Calls a registry tool through the pipeline with this call's credential (run-on-behalf.ts: its scopes
+   * and module enablement are checked as for its own call; audited as system on behalf of it). It opens a
+   * transaction of its own: call it from afterCommit work, never inside the handler (SQLite has one writer).
+   */
+  callOnBehalf(
+    tool: string,
+    input: Record<string, unknown>,
+    options?: { idempotencyKey?: string; actorName?: string },
+  ): Promise<CallOutcome>;
 }

@@ -30,6 +30,7 @@ import type { RateLimiter } from './rate-limit.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { loadRecord } from './record-types.ts';
 import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
+import { runOnBehalf } from './run-on-behalf.ts';
 import { toRunResource } from './run-resource.ts';
 import { requireRun, startOperationRun } from './runs.ts';
 import { assertNoNul, toFieldErrors } from './schema.ts';
@@ -255,6 +256,16 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       },
       enqueue: (name, payload, options) => deps.jobs.enqueue(name, payload, { ...options, db: trx }),
       startRun: (options = {}) => startOperationRun(trx, deps.jobs, op, runFields, options),
+      operationNamed: (name) => deps.registry.byName.get(name),
+      hasRecordType: (type) => deps.registry.recordTypes.has(type),
+      callOnBehalf: (tool, toolInput, options = {}) =>
+        runOnBehalf(deps, {
+          workspaceId: workspace.id,
+          credentialId: credential.id,
+          tool,
+          input: toolInput,
+          ...options,
+        }),
     });
 
     const execute = async (trx: typeof db): Promise<{ result: OperationResult; status: number }> => {
