@@ -8,12 +8,15 @@ import { responseSchema } from './core/response-schema.ts';
 import { moduleList } from './modules/module-list.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
 
+/** An operation with a REST route (every one but the MCP-only tools). */
+export type RestOperation = OperationDefinition & { rest: NonNullable<OperationDefinition['rest']> };
+
 export interface RestRoute {
   method: string;
   path: string;
   /** The operation serving the route; deprecated operations sharing it are listed for the docs. */
-  operation: OperationDefinition;
-  shared: OperationDefinition[];
+  operation: RestOperation;
+  shared: RestOperation[];
 }
 
 export interface Registry {
@@ -35,7 +38,7 @@ function itemParam(recordType: RecordType, operations: OperationDefinition[]): s
     `^${recordType.collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{(\\w+)\\}$`,
   );
   for (const op of operations) {
-    const match = pattern.exec(op.rest.path);
+    const match = op.rest && pattern.exec(op.rest.path);
     if (match) return match[1];
   }
   return undefined;
@@ -76,13 +79,14 @@ export function buildRegistry(modules: readonly ModuleDefinition[] = moduleList)
 
   // A route belongs to one current operation; deprecated operations may share their replacement's route.
   const routes = new Map<string, RestRoute>();
-  for (const op of operations.filter((o) => !o.deprecated)) {
+  const routed = operations.filter((o): o is RestOperation => o.rest !== null);
+  for (const op of routed.filter((o) => !o.deprecated)) {
     const key = `${op.rest.method} ${op.rest.path}`;
     if (routes.has(key))
       throw new Error(`Two operations claim ${key}: ${routes.get(key)!.operation.name}, ${op.name}`);
     routes.set(key, { method: op.rest.method, path: op.rest.path, operation: op, shared: [] });
   }
-  for (const op of operations.filter((o) => o.deprecated)) {
+  for (const op of routed.filter((o) => o.deprecated)) {
     const replacement = byName.get(op.deprecated!.replacedBy);
     if (!replacement) throw new Error(`${op.name} is replaced by unknown ${op.deprecated!.replacedBy}`);
     const key = `${op.rest.method} ${op.rest.path}`;

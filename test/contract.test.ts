@@ -5,6 +5,7 @@ import { successStatus } from '../src/core/response-schema.ts';
 import { compileResponseSchema } from '../src/core/schema.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { toolInputSchema } from '../src/surfaces/mcp/tool-schemas.ts';
+import { exampleOf } from '../src/surfaces/openapi/examples.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const registry = buildRegistry();
@@ -57,12 +58,33 @@ describe('operation registry', () => {
       for (const scope of op.scopes) expect(SCOPES).toContain(scope);
       expect(op.description.length).toBeGreaterThan(40);
       expect(op.summary.length).toBeGreaterThan(3);
-      expect(op.rest.path.startsWith('/v1/')).toBe(true);
+      if (op.rest) expect(op.rest.path.startsWith('/v1/')).toBe(true);
       expect(() => op.validators()).not.toThrow();
       expect(openObjects(JSON.parse(JSON.stringify(op.input)))).toEqual([]);
       if (op.kind !== 'read') expect(op.input.properties).toHaveProperty('idempotency_key');
       if (op.deprecated) expect(registry.byName.get(op.deprecated.replacedBy)).toBeDefined();
       if (op.creates) expect(registry.recordTypes.get(op.creates)).toBeDefined();
+
+      const response = registry.responses.get(op.name)!;
+      expect(response.required).toContain('request_id');
+      expect(response.additionalProperties).toBe(false);
+      const tool = tools.find((t) => t.name === op.name);
+      if (!op.rest) {
+        // MCP-only (a workflow an agent runs): no route in OpenAPI, a tool whose _meta says so.
+        expect(op.mcp).toBe(true);
+        for (const methods of Object.values<any>(openapi.paths))
+          for (const documented of Object.values<any>(methods))
+            expect(documented.operationId).not.toBe(op.name);
+        expect(tool).toBeDefined();
+        expect(tool._meta.rest).toBeNull();
+        expect(tool.inputSchema).toEqual(toolInputSchema(op.input));
+        const conforms = compileResponseSchema(tool.outputSchema);
+        const check = compileResponseSchema(response);
+        const example = exampleOf(response, { ids: () => undefined });
+        expect(check(example), JSON.stringify(check.errors)).toBe(true);
+        expect(conforms(example)).toBe(true);
+        return;
+      }
 
       // REST: the route exists in OpenAPI, served by this operation or shared with its replacement.
       const documented = openapi.paths[op.rest.path]?.[op.rest.method.toLowerCase()];
@@ -73,9 +95,6 @@ describe('operation registry', () => {
 
       // The declared response: a closed object with request_id; documented with a real schema and an example
       // that matches it; a create's idempotent replay (200) is documented with the same body.
-      const response = registry.responses.get(op.name)!;
-      expect(response.required).toContain('request_id');
-      expect(response.additionalProperties).toBe(false);
       if (!op.deprecated && !op.responseMediaType) {
         const media = success.content['application/json'];
         expect(JSON.stringify(media.schema)).not.toBe('{}');
@@ -96,7 +115,6 @@ describe('operation registry', () => {
       }
 
       // MCP: every tool except REST-only reads (record lookups, feeds), with the same strict schema.
-      const tool = tools.find((t) => t.name === op.name);
       if (!op.mcp) {
         // REST only: the record lookups (get_record serves agents) and browser ingest (agents do not ingest).
         expect(tool).toBeUndefined();
@@ -143,13 +161,13 @@ describe('operation registry', () => {
   it("has a lookup route for every record type, named like the resource's other routes", () => {
     for (const recordType of registry.recordTypes.values()) {
       const lookup = registry.byName.get(`get_${recordType.type}`)!;
-      const param = /\{(\w+)\}$/.exec(lookup.rest.path)![1]!;
+      const param = /\{(\w+)\}$/.exec(lookup.rest!.path)![1]!;
       expect(lookup.rest).toEqual({ method: 'GET', path: `${recordType.collection}/{${param}}` });
       const others = registry.operations.filter((op) =>
-        op.rest.path.startsWith(`${recordType.collection}/{`),
+        op.rest?.path.startsWith(`${recordType.collection}/{`),
       );
       for (const op of others)
-        expect(op.rest.path.startsWith(`${recordType.collection}/{${param}}`)).toBe(true);
+        expect(op.rest!.path.startsWith(`${recordType.collection}/{${param}}`)).toBe(true);
       // The record type's schema is its resource: the lookup answers {<key>: <schema>}.
       expect(registry.responses.get(lookup.name)!.properties[recordType.key]).toBe(recordType.schema);
     }

@@ -45,6 +45,11 @@ export interface OperationSpec<P extends TProperties> {
   /** Written for an agent: what it does, when to use it, its side effects. */
   description: string;
   input: TObject<P>;
+  /**
+   * The REST route, or null for an MCP-only tool: a workflow an agent runs step by step (dispatching a job,
+   * approving a decision), which the specification lists for MCP alone. It has no route and no OpenAPI entry;
+   * tools/list shows `_meta.rest: null`.
+   */
   rest: {
     method: HttpMethod;
     path: string;
@@ -65,7 +70,7 @@ export interface OperationSpec<P extends TProperties> {
      * preflights from the origins a key allows. No other route does any of these.
      */
     browser?: BrowserAccess;
-  };
+  } | null;
   /**
    * False only for REST record lookups (GET /v1/<collection>/{id}) and browser ingest of application
    * events (agents do not ingest); every other tool is on both surfaces.
@@ -149,6 +154,7 @@ const dryRun = Type.Boolean({ default: false, description: 'Preview the change w
 export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
   if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
   if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
+  if (spec.rest === null && spec.mcp === false) throw new Error(`${spec.name}: on neither surface`);
   const units = spec.units ?? 1;
   if (!Number.isSafeInteger(units) || units < 0)
     throw new Error(`${spec.name}: units must be a whole number ≥ 0`);
@@ -163,13 +169,13 @@ export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): 
     });
   };
   const input = withWriteFields(spec.input as TObject);
-  const restInput = spec.rest.input ? withWriteFields(spec.rest.input) : undefined;
+  const restInput = spec.rest?.input ? withWriteFields(spec.rest.input) : undefined;
   let compiled: CompiledSchema | undefined;
   let compiledRest: CompiledSchema | undefined;
   return {
     ...spec,
     input,
-    rest: restInput ? { ...spec.rest, input: restInput } : spec.rest,
+    rest: restInput && spec.rest ? { ...spec.rest, input: restInput } : spec.rest,
     ...(restInput ? { restValidators: () => (compiledRest ??= compileSchema(restInput)) } : {}),
     scopeMode: spec.scopeMode ?? 'all',
     mcp: spec.mcp ?? true,

@@ -59,9 +59,10 @@ export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
           ? {
               deprecated: true,
               replaced_by: op.deprecated.replacedBy,
-              rest: `${op.rest.method} ${op.rest.path}`,
+              rest: op.rest ? `${op.rest.method} ${op.rest.path}` : null,
             }
           : {}),
+        ...(op.rest === null ? { rest: null } : {}),
         ...(op.dryRun ? { dry_run: true } : {}),
         ...(op.extension ? { extension: true } : {}),
       },
