@@ -25,6 +25,7 @@ const RELEASED = [
   '0013-record-counters',
   '0014-retention',
   '0015-app-event-daily',
+  '0019-data-agents-jobs',
 ];
 
 const noop = { up: async () => {} };

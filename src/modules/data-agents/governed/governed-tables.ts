@@ -1,3 +1,102 @@
 // Row types of this part's tables (merged into DB through the data_agents module).
-// biome-ignore lint/suspicious/noEmptyInterface: filled as the part's tables are added
-export interface GovernedTables {}
+import type { JobTables } from './job-tables.ts';
+
+export interface GovernedTables extends JobTables {
+  data_agent_decisions: DataAgentDecisionsTable;
+  data_agent_insights: DataAgentInsightsTable;
+  data_agent_recommendations: DataAgentRecommendationsTable;
+  data_agent_source_objects: DataAgentSourceObjectsTable;
+  data_agent_knowledge_artifacts: DataAgentKnowledgeArtifactsTable;
+}
+
+// Decisions, insights, recommendations, source objects, knowledge artifacts (0020-data-agents-records).
+// JSON columns hold text.
+
+export interface DataAgentDecisionsTable {
+  workspace_id: string;
+  id: string;
+  title: string;
+  context: string;
+  /** JSON array of {key, description}. */
+  options: string;
+  chosen_option: string | null;
+  rationale: string | null;
+  subject_type: string | null;
+  subject_id: string | null;
+  /** JSON array of {type, id}. */
+  related_objects: string;
+  supersedes_id: string | null;
+  superseded_by_id: string | null;
+  status: string;
+  decision_note: string | null;
+  decided_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataAgentInsightsTable {
+  workspace_id: string;
+  id: string;
+  title: string;
+  summary: string;
+  /** JSON array of {label, value, unit, source: {type, id}}. */
+  figures: string;
+  status: string;
+  published_at: string | null;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataAgentRecommendationsTable {
+  workspace_id: string;
+  id: string;
+  title: string;
+  rationale: string;
+  /** JSON array of {type, id}. */
+  evidence: string;
+  action_tool: string;
+  /** JSON object: the action tool's input. */
+  action_arguments: string;
+  status: string;
+  decision_note: string | null;
+  decided_at: string | null;
+  execution_request_id: string | null;
+  execution_started_at: string | null;
+  execution_status: number | null;
+  /** JSON: the action's body, or its error envelope. */
+  execution_result: string | null;
+  executed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataAgentSourceObjectsTable {
+  workspace_id: string;
+  id: string;
+  kind: string;
+  name: string;
+  record_type: string | null;
+  record_id: string | null;
+  dataset_key: string | null;
+  app: string | null;
+  object_type: string | null;
+  uri: string | null;
+  description: string | null;
+  owner: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataAgentKnowledgeArtifactsTable {
+  workspace_id: string;
+  id: string;
+  title: string;
+  kind: string;
+  content: string;
+  /** JSON array of {type, id}. */
+  source_refs: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
