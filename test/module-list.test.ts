@@ -26,6 +26,7 @@ const RELEASED = [
   '0014-retention',
   '0015-app-event-daily',
   '0019-data-agents-jobs',
+  '0020-data-agents-records',
 ];
 
 const noop = { up: async () => {} };

@@ -89,6 +89,6 @@ export interface OperationContext {
   callOnBehalf(
     tool: string,
     input: Record<string, unknown>,
-    options?: { idempotencyKey?: string; actorName?: string },
+    options?: { idempotencyKey?: string; actorName?: string; requestId?: string },
   ): Promise<CallOutcome>;
 }

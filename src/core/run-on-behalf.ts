@@ -17,13 +17,15 @@ export interface OnBehalfCall {
   idempotencyKey?: string;
   /** The system actor's name in audit events (default: worker). */
   actorName?: string;
+  /** The call's request ID when the caller records it before the call runs (default: a new one). */
+  requestId?: string;
 }
 
 export function runOnBehalf(deps: PipelineDeps, call: OnBehalfCall): Promise<CallOutcome> {
   const input = call.idempotencyKey ? { ...call.input, idempotency_key: call.idempotencyKey } : call.input;
   return runOperation(deps, {
     surface: 'worker',
-    requestId: newId('req'),
+    requestId: call.requestId ?? newId('req'),
     route: call.tool,
     method: 'worker',
     toolName: call.tool,

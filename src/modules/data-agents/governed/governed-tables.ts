@@ -61,6 +61,9 @@ export interface DataAgentRecommendationsTable {
   status: string;
   decision_note: string | null;
   decided_at: string | null;
+  /** The execute_data_agent_recommendation call that claimed it. */
+  execute_request_id: string | null;
+  /** The action call's request ID, minted when claimed. */
   execution_request_id: string | null;
   execution_started_at: string | null;
   execution_status: number | null;

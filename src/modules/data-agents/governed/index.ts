@@ -1,10 +1,53 @@
 import type { ModuleParts } from '../../../core/module.ts';
 import * as jobs from '../migrations/0019-data-agents-jobs.ts';
+import * as records from '../migrations/0020-data-agents-records.ts';
+import { approveDecision } from './decision-approval.ts';
+import { createDecision, decisionRecord, listDecisionsOperation, updateDecision } from './decisions.ts';
+import { createInsight, insightRecord, listInsightsOperation, publishInsight } from './insights.ts';
+import {
+  createKnowledgeArtifact,
+  knowledgeArtifactRecord,
+  listKnowledgeArtifactsOperation,
+} from './knowledge-artifacts.ts';
+import { executeRecommendation } from './recommendation-execute.ts';
+import {
+  createRecommendation,
+  listRecommendationsOperation,
+  recommendationRecord,
+  updateRecommendation,
+} from './recommendations.ts';
+import { recordsEvents } from './records-events.ts';
+import { createSourceObject, listSourceObjectsOperation, sourceObjectRecord } from './source-objects.ts';
 import type { GovernedTables } from './governed-tables.ts';
 
 // Governed data (issue 13): execution planes, dataset versions and manifests, execution jobs, lineage,
 // decisions, insights, recommendations, source objects, knowledge artifacts. docs/modules/data-agents.md.
 export const governedParts: ModuleParts<GovernedTables> = {
-  migrations: { '0019-data-agents-jobs': jobs },
-  operations: [],
+  migrations: { '0019-data-agents-jobs': jobs, '0020-data-agents-records': records },
+  operations: [
+    // decisions, insights, recommendations, source objects, knowledge artifacts
+    listDecisionsOperation,
+    createDecision,
+    updateDecision,
+    approveDecision,
+    listInsightsOperation,
+    createInsight,
+    publishInsight,
+    listRecommendationsOperation,
+    createRecommendation,
+    updateRecommendation,
+    executeRecommendation,
+    listSourceObjectsOperation,
+    createSourceObject,
+    listKnowledgeArtifactsOperation,
+    createKnowledgeArtifact,
+  ],
+  recordTypes: [
+    decisionRecord,
+    insightRecord,
+    recommendationRecord,
+    sourceObjectRecord,
+    knowledgeArtifactRecord,
+  ],
+  events: [...recordsEvents],
 };
