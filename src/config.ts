@@ -69,6 +69,23 @@ export interface Config {
    * it on): a mismatch answers internal_error naming the operation and the field. Off in production.
    */
   validateResponses: boolean;
+  /** OpenAI-compatible embeddings endpoint of external vector collections (WOS_EMBEDDINGS_URL). */
+  embeddingsUrl: string | undefined;
+  /** Model name sent to it (WOS_EMBEDDINGS_MODEL). */
+  embeddingsModel: string | undefined;
+  /** Bearer key for it (WOS_EMBEDDINGS_API_KEY): a secret, never logged. */
+  embeddingsApiKey: string | undefined;
+  /** Texts per embeddings request (WOS_EMBEDDINGS_BATCH_SIZE, default 64). */
+  embeddingsBatchSize: number;
+  /** Timeout of one embeddings request, in ms (WOS_EMBEDDINGS_TIMEOUT_MS, default 15 s). */
+  embeddingsTimeoutMs: number;
+  /**
+   * Collections with fewer documents than this are searched exactly; larger ones through an in-memory HNSW
+   * index per collection (WOS_VECTOR_EXACT_THRESHOLD, default 10000).
+   */
+  vectorExactThreshold: number;
+  /** Vectors the in-memory indexes of this node hold at most; least recently used go first (default 1M). */
+  vectorIndexMaxVectors: number;
 }
 
 /** The Standard Webhooks retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -184,6 +201,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     validateResponses: ['on', 'true', '1', 'yes'].includes(
       (env.WOS_VALIDATE_RESPONSES ?? 'off').toLowerCase(),
     ),
+    embeddingsUrl: env.WOS_EMBEDDINGS_URL || undefined,
+    embeddingsModel: env.WOS_EMBEDDINGS_MODEL || undefined,
+    embeddingsApiKey: env.WOS_EMBEDDINGS_API_KEY || undefined,
+    embeddingsBatchSize: Math.max(1, integer(env.WOS_EMBEDDINGS_BATCH_SIZE, 64, 'WOS_EMBEDDINGS_BATCH_SIZE')),
+    embeddingsTimeoutMs: integer(env.WOS_EMBEDDINGS_TIMEOUT_MS, 15_000, 'WOS_EMBEDDINGS_TIMEOUT_MS') || 15_000,
+    vectorExactThreshold: integer(env.WOS_VECTOR_EXACT_THRESHOLD, 10_000, 'WOS_VECTOR_EXACT_THRESHOLD'),
+    vectorIndexMaxVectors: integer(env.WOS_VECTOR_INDEX_MAX_VECTORS, 1_000_000, 'WOS_VECTOR_INDEX_MAX_VECTORS'),
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {

@@ -23,9 +23,15 @@ const expected: Record<string, string[]> = {
   list_project_tasks: ['status', 'priority', 'label', 'query'],
   list_product_roadmap_items: ['project_id', 'query'],
   list_calendar_events: ['status', 'related_resource_type', 'related_resource_id', 'query', 'from', 'to'],
+  list_agent_grid_runs: ['agent_version_id', 'workflow_version_id'],
+  list_agent_grid_tool_calls: ['status'],
+  list_agent_grid_retrieval_hits: ['document_id'],
+  list_agent_grid_cost_events: ['model'],
+  list_agent_memories: ['scope', 'scope_id'],
   query_object_analytics: ['(always)'],
   get_app_event_timeseries: ['(always)'],
   get_app_event_object: ['(always)'],
+  search_vector_collection: ['(always)'],
 };
 
 const registry = buildRegistry();

@@ -25,8 +25,12 @@ const RELEASED = [
   '0013-record-counters',
   '0014-retention',
   '0015-app-event-daily',
+  '0016-bi-queries',
+  '0017-data-agents-vectors',
+  '0018-data-agents-agent-grid',
   '0019-data-agents-jobs',
   '0020-data-agents-records',
+  '0021-bi-schedules',
 ];
 
 const noop = { up: async () => {} };

@@ -32,7 +32,7 @@ export interface OperationResult {
   units?: number;
 }
 
-export interface OperationSpec<P extends TProperties> {
+export interface OperationSpec<P extends TProperties, H = undefined> {
   /** Tool name, stable across versions. */
   name: string;
   module: ModuleName;
@@ -70,6 +70,11 @@ export interface OperationSpec<P extends TProperties> {
      * preflights from the origins a key allows. No other route does any of these.
      */
     browser?: BrowserAccess;
+    /**
+     * A DELETE whose input is a JSON body rather than a query string (a list of IDs or a filter object do
+     * not fit one): OpenAPI documents a request body. REST accepts a body on any DELETE.
+     */
+    body?: true;
   } | null;
   /**
    * False only for REST record lookups (GET /v1/<collection>/{id}) and browser ingest of application
@@ -85,6 +90,13 @@ export interface OperationSpec<P extends TProperties> {
    * every other call shares. A function decides per call (a text search is heavy, a plain page is not).
    */
   heavy?: boolean | ((input: Static<TObject<P>>) => boolean);
+  /**
+   * Writes only: a long read the write depends on (a BI query it then saves). It runs before the call's
+   * transaction, on the heavy-read connections under the workspace's heavy slot and their time limit, so no
+   * write lock is held while it runs; its result is the handler's third argument. It must only read (its
+   * ctx.db is the heavy-read executor) and runs again on an idempotent replay's retry.
+   */
+  heavyRead?: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<H>;
   /**
    * Usage units a successful call consumes (a whole number, default 1): billed, recorded on its call event,
    * and what the billing stage requires to be left. Work-dependent costs are reported by the handler
@@ -118,7 +130,7 @@ export interface OperationSpec<P extends TProperties> {
   response?: TObject;
   /** For REST-only reads answering with `raw`: the media type OpenAPI documents (text/calendar). */
   responseMediaType?: string;
-  handler: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<OperationResult>;
+  handler: (ctx: OperationContext, input: Static<TObject<P>>, heavyRead: H) => Promise<OperationResult>;
   /**
    * For creates whose response carries more than the record (an upload URL, the updated parent): builds
    * the body of an idempotent replay from the record's current state. Default: {<key>: record}.
@@ -126,7 +138,8 @@ export interface OperationSpec<P extends TProperties> {
   replay?: (ctx: OperationContext, record: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
-export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'handler' | 'input' | 'heavy'> {
+export interface OperationDefinition
+  extends Omit<OperationSpec<TProperties>, 'handler' | 'input' | 'heavy' | 'heavyRead'> {
   input: TObject;
   /** Whether this call's handler runs its queries on the heavy-read connections. */
   heavy: (input: Record<string, unknown>) => boolean;
@@ -134,7 +147,8 @@ export interface OperationDefinition extends Omit<OperationSpec<TProperties>, 'h
   units: number;
   mcp: boolean;
   dryRun: boolean;
-  handler: (ctx: OperationContext, input: any) => Promise<OperationResult>;
+  heavyRead?: (ctx: OperationContext, input: any) => Promise<unknown>;
+  handler: (ctx: OperationContext, input: any, heavyRead?: any) => Promise<OperationResult>;
   validators(): CompiledSchema;
   /** Validators of rest.input, when declared: REST calls this operation serves are checked with them. */
   restValidators?: () => CompiledSchema;
@@ -151,8 +165,12 @@ const dryRun = Type.Boolean({ default: false, description: 'Preview the change w
  * Declares one operation. Writes gain idempotency_key (creates honour it, updates and archives accept and
  * ignore it), dry-run operations gain dry_run; both surfaces are generated from the result.
  */
-export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): OperationDefinition {
+export function defineOperation<P extends TProperties, H = undefined>(
+  spec: OperationSpec<P, H>,
+): OperationDefinition {
   if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
+  if (spec.heavyRead && spec.kind === 'read')
+    throw new Error(`${spec.name}: a read is declared heavy instead`);
   if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
   if (spec.rest === null && spec.mcp === false) throw new Error(`${spec.name}: on neither surface`);
   const units = spec.units ?? 1;
@@ -182,6 +200,7 @@ export function defineOperation<P extends TProperties>(spec: OperationSpec<P>): 
     dryRun: spec.dryRun ?? false,
     units,
     heavy: typeof heavy === 'function' ? (heavy as OperationDefinition['heavy']) : () => heavy === true,
+    heavyRead: spec.heavyRead as OperationDefinition['heavyRead'],
     handler: spec.handler as OperationDefinition['handler'],
     validators: () => {
       compiled ??= compileSchema(input);

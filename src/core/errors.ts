@@ -168,6 +168,14 @@ export const errorCatalogue = {
       'and is then stopped; on PostgreSQL every other statement of a call, WOS_STATEMENT_TIMEOUT_MS (default ' +
       '5 s). The same call will likely time out again: narrow it (filters, a shorter period, a smaller page) first.',
   },
+  upstream_unavailable: {
+    status: 503,
+    message: 'A service the operator configured (an embeddings endpoint) did not answer usefully.',
+    retryable: true,
+    description:
+      'An outbound dependency configured by the operator (WOS_EMBEDDINGS_URL for a vector search by text) ' +
+      'timed out or answered an error. Retry with backoff, or avoid the dependency (search with a vector).',
+  },
   internal_error: {
     status: 500,
     message: 'The service could not complete the request.',

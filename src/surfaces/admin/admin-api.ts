@@ -18,6 +18,8 @@ import {
 import { RecordId, Shape } from '../../core/resource-schema.ts';
 import { requestId } from '../../core/response-schema.ts';
 import { NoteSchema } from '../../modules/crm/crm-schemas.ts';
+import { restoreVectorCollection } from '../../modules/data-agents/vectors/collection-restore.ts';
+import { VectorCollectionSchema } from '../../modules/data-agents/vectors/vector-schemas.ts';
 import {
   CreatedCredentialSchema,
   CredentialSchema,
@@ -186,6 +188,20 @@ export const adminRoutes: AdminRoute[] = [
     status: 200,
     handler: async ({ operator, params }) => ({
       note: await restoreNote(operator, params.workspace_id!, params.note_id!),
+    }),
+  },
+  {
+    name: 'restore_vector_collection',
+    method: 'POST',
+    path: '/workspaces/{workspace_id}/vector-collections/{collection_key}/restore',
+    tag: 'workspaces',
+    summary: 'Restore an archived vector collection',
+    description:
+      'Makes an archived vector collection searchable and writable again (its documents were kept); an active one is returned unchanged.',
+    response: Shape({ vector_collection: VectorCollectionSchema }),
+    status: 200,
+    handler: async ({ operator, params }) => ({
+      vector_collection: await restoreVectorCollection(operator, params.workspace_id!, params.collection_key!),
     }),
   },
   {

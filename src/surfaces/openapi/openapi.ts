@@ -123,7 +123,7 @@ function operationObject(
       if (!inPath.includes(name) && !(name in bodyProperties)) bodyProperties[name] = schema;
     }
   }
-  const usesQuery = route.method === 'GET' || route.method === 'DELETE';
+  const usesQuery = route.method === 'GET' || (route.method === 'DELETE' && !op.rest.body);
   if (usesQuery) {
     for (const [name, schema] of Object.entries(bodyProperties)) {
       const example = required.has(name) || name === 'limit' ? exampleOf(schema, ids, name) : undefined;
