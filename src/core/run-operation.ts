@@ -1,6 +1,7 @@
 // The execution pipeline. Both surfaces call runOperation(); its stages run in this order:
 //   1 authenticate  2 workspace  3 tool  4 module  5 scopes  6 rate limit  7 billing  8 validate
-//   9 execute: writes run in one transaction
+//   9 execute: a write's heavyRead (if declared) first, on the heavy-read connections under the heavy slot;
+//      then writes run in one transaction
 //        { idempotency -> handler -> audit + outbox + billing + call event }, then a nudge to the relay;
 //      reads run on the database and queue their call event (usage recorder); heavy reads' handlers
 //      query the heavy-read connections (src/db/heavy-reads.ts), never inside a transaction
@@ -209,6 +210,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         : undefined;
     const idempotencyKey = keyScope ? (input.idempotency_key as string | undefined) : undefined;
     let replayed = false;
+    let heavyResult: unknown;
 
     const callEvent = (status: number, units: number): CallEventsTable =>
       callEventRow(call, principal!, { occurredAt: nowIso, status, started, units });
@@ -295,7 +297,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         }
       }
       if (!result) {
-        result = await op.handler(ctx, input);
+        result = await op.handler(ctx, input, heavyResult);
       }
       if (dryRun) throw new DryRunRollback(result);
       if (op.kind !== 'read' && !replayed && audits.length === 0) {
@@ -350,6 +352,14 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         else deps.usage.record(callEvent(status, units));
         executed = { result, status };
       } else {
+        // 9a. a write's heavy read: before the transaction, so no write lock waits on it (SQLite's group
+        // commit would hold every writer), under the workspace's heavy slot and the heavy time limit.
+        if (op.heavyRead) {
+          const read = op.heavyRead;
+          heavyResult = await deps.database.heavySlots.run(workspace.id, () =>
+            read(context(db, deps.database.heavy), input),
+          );
+        }
         executed = await deps.database.transaction(execute);
         if (events.length) deps.relay.nudge();
       }

@@ -1,3 +1,88 @@
-// Row types of Custom BI's tables (merged into DB through the product_analytics_bi module).
-// biome-ignore lint/suspicious/noEmptyInterface: filled as BI's tables are added
-export interface BiTables {}
+// Row types of Custom BI's tables (migration 0016; merged into DB through the product_analytics_bi module).
+// JSON columns hold text; timestamps are ISO 8601 UTC strings; created_by is the creating credential's ID.
+
+/** A custom dataset: a governed subset of a template (columns, fixed filters, descriptions). */
+export interface BiDatasetsTable {
+  workspace_id: string;
+  id: string;
+  /** Unique per workspace, never a template key; how queries address it. */
+  key: string;
+  name: string;
+  description: string | null;
+  template_key: string;
+  /** JSON array of the template's column names it exposes. */
+  columns: string;
+  /** JSON array of filters ({column, operator, value}) every query of it applies. */
+  filters: string;
+  /** JSON object: column name -> description that replaces the template's. */
+  column_descriptions: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+/** A saved query: its definition as run, and its latest run. */
+export interface BiQueriesTable {
+  workspace_id: string;
+  id: string;
+  name: string | null;
+  dataset_key: string;
+  /** JSON: the query definition (query-definition.ts). */
+  definition: string;
+  created_by: string | null;
+  last_run_id: string | null;
+  last_run_at: string | null;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export type MetricStatus = 'draft' | 'approved' | 'deprecated';
+export type MetricFormat = 'number' | 'money' | 'percent';
+
+/** A governed metric: an expression of the metric grammar over one dataset's columns. */
+export interface BiMetricsTable {
+  workspace_id: string;
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  dataset_key: string;
+  expression: string;
+  format: MetricFormat;
+  time_column: string | null;
+  /** JSON array of strings. */
+  synonyms: string;
+  /** JSON array of strings. */
+  example_questions: string;
+  status: MetricStatus;
+  /** The deterministic SQL of the expression over its dataset (this database's dialect), for lineage. */
+  compiled_sql: string;
+  /** JSON array: the values of the compiled SQL's parameters, in order. */
+  sql_parameters: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+/**
+ * What a BI run adds to its row in the platform's runs table: every BI run (query, refresh, export,
+ * schedule) has one, which is what GET /v1/bi/runs lists.
+ */
+export interface BiRunDetailsTable {
+  workspace_id: string;
+  run_id: string;
+  /** JSON array of {type, id}: the saved query, report, export, schedule or dataset it ran for. */
+  related: string;
+  row_count: number | null;
+  created_at: string;
+}
+
+export interface BiTables {
+  bi_datasets: BiDatasetsTable;
+  bi_queries: BiQueriesTable;
+  bi_metrics: BiMetricsTable;
+  bi_run_details: BiRunDetailsTable;
+}

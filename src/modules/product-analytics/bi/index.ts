@@ -1,8 +1,14 @@
 import type { ModuleParts } from '../../../core/module.ts';
+import * as biQueries from '../migrations/0016-bi-queries.ts';
+import { getBiRun, listBiRunsOperation } from './bi-runs.ts';
 import type { BiTables } from './bi-tables.ts';
+import { listBiTemplates } from './bi-templates.ts';
+import { biQueryRecord, listBiQueries, runBiQuery } from './queries.ts';
 
 // Custom BI (issue 12): governed templates and datasets, queries, metrics, reports, dashboards, exports,
 // scheduled artifacts, BI runs and insight views. docs/modules/bi.md.
 export const biParts: ModuleParts<BiTables> = {
-  operations: [],
+  migrations: { '0016-bi-queries': biQueries },
+  operations: [listBiTemplates, runBiQuery, listBiQueries, listBiRunsOperation, getBiRun],
+  recordTypes: [biQueryRecord],
 };
