@@ -360,6 +360,19 @@ describe('insights', () => {
     expect(declared).toMatchObject({ source: 'builtin' });
     const drafts = await get('/v1/data-agents/insights?status=draft');
     expect(drafts.body.insights.map((i: any) => i.id)).not.toContain(insight.id);
+
+    // archive_data_agent_insight (extension): published -> archived, kept readable; again: unchanged.
+    const archived = await h.request('DELETE', `/v1/data-agents/insights/${insight.id}`, {
+      token: ws.apiKey,
+    });
+    expect(archived.body.insight).toMatchObject({ status: 'archived', archived_at: expect.any(String) });
+    const twice = await tool('archive_data_agent_insight', { insight_id: insight.id });
+    expect(twice.body.insight).toEqual(archived.body.insight);
+    expect(await outbox('data_agent_insight.status_changed', insight.id)).toHaveLength(2);
+    const republish = await tool('publish_data_agent_insight', { insight_id: insight.id });
+    expect(republish.body.error.message).toContain('archived');
+    const listed = await get('/v1/data-agents/insights?status=archived');
+    expect(listed.body.insights.map((i: any) => i.id)).toEqual([insight.id]);
   });
 });
 
@@ -403,6 +416,27 @@ describe('knowledge artifacts', () => {
     expect(
       await outbox('data_agent_knowledge_artifact.created', faq.body.knowledge_artifact.id),
     ).toHaveLength(1);
+
+    // update_data_agent_knowledge_artifact (extension): a draft is edited, then published, then archived.
+    const faqId = faq.body.knowledge_artifact.id;
+    const url = `/v1/data-agents/knowledge-artifacts/${faqId}`;
+    const tooBig = await patch(url, { content: 'z'.repeat(256 * 1024 + 1) });
+    expect(fields(tooBig)).toEqual(['content']);
+    const edited = await patch(url, {
+      content: '## Q\nA, edited',
+      source_refs: [{ type: 'contact', id: contactId }],
+    });
+    expect(edited.body.knowledge_artifact).toMatchObject({ content: '## Q\nA, edited', status: 'draft' });
+    expect((await patch(url, { status: 'published' })).body.knowledge_artifact.status).toBe('published');
+    const lateEdit = await patch(url, { title: 'Too late' });
+    expect(lateEdit.status).toBe(409);
+    expect(lateEdit.body.error.message).toContain('published');
+    expect((await patch(url, { status: 'archived' })).body.knowledge_artifact.status).toBe('archived');
+    const revive = await patch(url, { status: 'published' });
+    expect(revive.status).toBe(409);
+    expect(revive.body.error.message).toContain('archived');
+    expect(await outbox('data_agent_knowledge_artifact.status_changed', faqId)).toHaveLength(2);
+    expect((await patch(url, { title: 'x' }, other.apiKey)).status).toBe(404);
   });
 });
 
@@ -438,6 +472,8 @@ describe('isolation', () => {
     const insight = (await get('/v1/data-agents/insights')).body.insights[0].id;
     const publish = await tool('publish_data_agent_insight', { insight_id: insight }, other.mcpToken);
     expect(publish.body.error.code).toBe('resource_not_found');
+    const archive = await h.request('DELETE', `/v1/data-agents/insights/${insight}`, { token: other.apiKey });
+    expect(archive.status).toBe(404);
     const supersede = await post(
       '/v1/data-agents/decisions',
       decisionInput({ supersedes_id: decision }),

@@ -3,11 +3,19 @@ import * as jobs from '../migrations/0019-data-agents-jobs.ts';
 import * as records from '../migrations/0020-data-agents-records.ts';
 import { approveDecision } from './decision-approval.ts';
 import { createDecision, decisionRecord, listDecisionsOperation, updateDecision } from './decisions.ts';
-import { createInsight, insightRecord, listInsightsOperation, publishInsight } from './insights.ts';
+import type { GovernedTables } from './governed-tables.ts';
+import {
+  archiveInsight,
+  createInsight,
+  insightRecord,
+  listInsightsOperation,
+  publishInsight,
+} from './insights.ts';
 import {
   createKnowledgeArtifact,
   knowledgeArtifactRecord,
   listKnowledgeArtifactsOperation,
+  updateKnowledgeArtifact,
 } from './knowledge-artifacts.ts';
 import { executeRecommendation } from './recommendation-execute.ts';
 import {
@@ -18,7 +26,6 @@ import {
 } from './recommendations.ts';
 import { recordsEvents } from './records-events.ts';
 import { createSourceObject, listSourceObjectsOperation, sourceObjectRecord } from './source-objects.ts';
-import type { GovernedTables } from './governed-tables.ts';
 
 // Governed data (issue 13): execution planes, dataset versions and manifests, execution jobs, lineage,
 // decisions, insights, recommendations, source objects, knowledge artifacts. docs/modules/data-agents.md.
@@ -33,6 +40,7 @@ export const governedParts: ModuleParts<GovernedTables> = {
     listInsightsOperation,
     createInsight,
     publishInsight,
+    archiveInsight,
     listRecommendationsOperation,
     createRecommendation,
     updateRecommendation,
@@ -41,6 +49,7 @@ export const governedParts: ModuleParts<GovernedTables> = {
     createSourceObject,
     listKnowledgeArtifactsOperation,
     createKnowledgeArtifact,
+    updateKnowledgeArtifact,
   ],
   recordTypes: [
     decisionRecord,

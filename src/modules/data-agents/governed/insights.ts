@@ -143,3 +143,45 @@ export const publishInsight = defineOperation({
     return { body: { insight } };
   },
 });
+
+export const archiveInsight = defineOperation({
+  name: 'archive_data_agent_insight',
+  module: 'data_agents',
+  scopes: ['data_agents:write'],
+  kind: 'archive',
+  extension: true,
+  summary: 'Archive an insight',
+  description:
+    'Archives a draft or published insight (status archived, archived_at set): it stays readable and listed under status archived, with its figures, as the record of what was once concluded. Archiving again returns it unchanged. Emits data_agent_insight.status_changed.',
+  input: Strict({ insight_id: Type.String({ minLength: 1, maxLength: 255 }) }),
+  rest: { method: 'DELETE', path: '/v1/data-agents/insights/{insight_id}' },
+  responseKey: 'insight',
+  handler: async (ctx, input) => {
+    const row = await findInsight(ctx.db, ctx.workspaceId, input.insight_id);
+    if (!row) throw notFound('insight');
+    const target = { targetType: 'data_agent_insight', targetId: row.id };
+    if (row.status === 'archived') {
+      ctx.audit({ ...target, changedFields: [] });
+      return { body: { insight: toInsight(row) } };
+    }
+    const changes = { status: 'archived', archived_at: ctx.now, updated_at: ctx.now };
+    if (
+      !(await moveFrom(
+        ctx.db,
+        'data_agent_insights',
+        ctx.workspaceId,
+        row.id,
+        ['draft', 'published'],
+        changes,
+      ))
+    ) {
+      // Archived by a concurrent call in the meantime: the same answer as archiving again.
+      ctx.audit({ ...target, changedFields: [] });
+      return { body: { insight: toInsight((await findInsight(ctx.db, ctx.workspaceId, row.id))!) } };
+    }
+    const insight = toInsight({ ...row, ...changes });
+    ctx.audit({ ...target, changedFields: ['status', 'archived_at'] });
+    ctx.emit({ name: 'data_agent_insight.status_changed', ...target, data: insight });
+    return { body: { insight } };
+  },
+});

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { validationFailed } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { fetchPage, type PageRequest } from '../../../core/pagination.ts';
-import { insertRows } from '../../../db/find-row.ts';
+import { findRow, insertRows } from '../../../db/find-row.ts';
 import type { DB } from '../../../db/tables.ts';
 import type { DataAgentKnowledgeArtifactsTable } from './governed-tables.ts';
 import { type ObjectRef, parseRefs, refsJson } from './object-refs.ts';
@@ -14,6 +14,13 @@ export type KnowledgeKind = (typeof KNOWLEDGE_KINDS)[number];
 
 /** Markdown content is at most 256 KiB (UTF-8 bytes). */
 export const MAX_KNOWLEDGE_CONTENT_BYTES = 256 * 1024;
+
+/** validation_failed on content above 256 KiB. */
+export function checkKnowledgeContent(content: string): void {
+  if (Buffer.byteLength(content, 'utf8') > MAX_KNOWLEDGE_CONTENT_BYTES) {
+    throw validationFailed([{ field: 'content', message: 'is over 256 KiB (262,144 bytes of UTF-8)' }]);
+  }
+}
 
 export function toKnowledgeArtifact(row: DataAgentKnowledgeArtifactsTable): KnowledgeArtifact {
   return {
@@ -48,9 +55,7 @@ export async function insertKnowledgeArtifact(
   db: Kysely<DB>,
   artifact: NewKnowledgeArtifact,
 ): Promise<KnowledgeArtifact> {
-  if (Buffer.byteLength(artifact.content, 'utf8') > MAX_KNOWLEDGE_CONTENT_BYTES) {
-    throw validationFailed([{ field: 'content', message: 'is over 256 KiB (262,144 bytes of UTF-8)' }]);
-  }
+  checkKnowledgeContent(artifact.content);
   const row: DataAgentKnowledgeArtifactsTable = {
     workspace_id: artifact.workspaceId,
     id: newId('dka'),
@@ -81,3 +86,6 @@ export async function listKnowledgeArtifacts(
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toKnowledgeArtifact) };
 }
+
+export const findKnowledgeArtifact = (db: Kysely<DB>, workspaceId: string, id: string) =>
+  findRow(db, 'data_agent_knowledge_artifacts', workspaceId, id);

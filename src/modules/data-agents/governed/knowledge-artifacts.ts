@@ -1,16 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { inputFields } from '../../../core/changes.ts';
+import { inputFields, requireSomeField } from '../../../core/changes.ts';
 import { defineOperation } from '../../../core/define-operation.ts';
+import { notFound } from '../../../core/errors.ts';
 import { heavyFilters, listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Strict } from '../../../core/schema.ts';
+import type { DataAgentKnowledgeArtifactsTable } from './governed-tables.ts';
 import {
+  checkKnowledgeContent,
+  findKnowledgeArtifact,
   insertKnowledgeArtifact,
   listKnowledgeArtifacts,
   toKnowledgeArtifact,
 } from './knowledge-artifact-store.ts';
-import { checkRefs, listedRefs, refListInput } from './object-refs.ts';
+import { checkRefs, listedRefs, refListInput, refsJson } from './object-refs.ts';
 import { KNOWLEDGE_KINDS, KNOWLEDGE_STATUSES, KnowledgeArtifactSchema } from './records-schemas.ts';
+import { moveFrom, statusConflict } from './records-store.ts';
 
 export const knowledgeArtifactRecord = defineRecordType({
   type: 'data_agent_knowledge_artifact',
@@ -90,5 +95,62 @@ export const listKnowledgeArtifactsOperation = defineOperation({
       pageRequest('list_data_agent_knowledge_artifacts', input),
     );
     return { body: listBody('knowledge_artifacts', page) };
+  },
+});
+
+const NEXT: Record<string, readonly string[]> = { published: ['draft'], archived: ['draft', 'published'] };
+
+export const updateKnowledgeArtifact = defineOperation({
+  name: 'update_data_agent_knowledge_artifact',
+  module: 'data_agents',
+  scopes: ['data_agents:write'],
+  kind: 'update',
+  extension: true,
+  summary: 'Edit, publish or archive a knowledge artifact',
+  description:
+    'Edits a draft knowledge artifact (title, content up to 256 KiB, source_refs: replaced) and/or moves it: status published (from draft) or archived (from draft or published). Editing a published or archived artifact, or any other move, is 409 conflict naming its status: write a new artifact instead. Emits data_agent_knowledge_artifact.updated, or .status_changed when it moved.',
+  input: Strict({
+    knowledge_artifact_id: Type.String({ minLength: 1, maxLength: 255 }),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    content: Type.Optional(Type.String({ minLength: 1, description: 'Markdown, at most 256 KiB of UTF-8.' })),
+    source_refs: Type.Optional(refListInput('The records the content was built from ({type, id}).')),
+    status: Type.Optional(
+      Type.Unsafe<'published' | 'archived'>({ type: 'string', enum: ['published', 'archived'] }),
+    ),
+  }),
+  rest: { method: 'PATCH', path: '/v1/data-agents/knowledge-artifacts/{knowledge_artifact_id}' },
+  responseKey: 'knowledge_artifact',
+  handler: async (ctx, input) => {
+    const edits = ['title', 'content', 'source_refs'] as const;
+    requireSomeField(input, [...edits, 'status']);
+    const row = await findKnowledgeArtifact(ctx.db, ctx.workspaceId, input.knowledge_artifact_id);
+    if (!row) throw notFound('knowledge artifact');
+    const editing = edits.some((field) => input[field] !== undefined);
+    const from = editing ? ['draft'] : NEXT[input.status!]!;
+    if (!from.includes(row.status)) {
+      const needs = editing
+        ? 'only a draft artifact can be edited'
+        : `only a ${from.join(' or ')} artifact can become ${input.status}`;
+      throw statusConflict('knowledge artifact', row.status, needs);
+    }
+    if (input.content !== undefined) checkKnowledgeContent(input.content);
+    await checkRefs(ctx, listedRefs('source_refs', input.source_refs));
+    const changes: Partial<DataAgentKnowledgeArtifactsTable> = { updated_at: ctx.now };
+    if (input.title !== undefined) changes.title = input.title;
+    if (input.content !== undefined) changes.content = input.content;
+    if (input.source_refs !== undefined) changes.source_refs = refsJson(input.source_refs);
+    if (input.status !== undefined) changes.status = input.status;
+    const table = 'data_agent_knowledge_artifacts';
+    if (!(await moveFrom(ctx.db, table, ctx.workspaceId, row.id, [row.status], changes))) {
+      const current = await findKnowledgeArtifact(ctx.db, ctx.workspaceId, row.id);
+      throw statusConflict('knowledge artifact', current?.status ?? 'gone', 'it changed meanwhile');
+    }
+    const artifact = toKnowledgeArtifact({ ...row, ...changes });
+    const target = { targetType: 'data_agent_knowledge_artifact', targetId: row.id };
+    const changed = [...edits, 'status'].filter((f) => (input as Record<string, unknown>)[f] !== undefined);
+    ctx.audit({ ...target, changedFields: changed });
+    const name = input.status ? 'status_changed' : 'updated';
+    ctx.emit({ name: `data_agent_knowledge_artifact.${name}`, ...target, data: artifact });
+    return { body: { knowledge_artifact: artifact } };
   },
 });

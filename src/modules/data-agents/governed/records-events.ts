@@ -38,7 +38,7 @@ export const recordsEvents: DomainEventType[] = [
   },
   {
     name: 'data_agent_insight.status_changed',
-    description: 'An insight changed status (published); data is the insight.',
+    description: 'An insight was published or archived; data is the insight.',
     schema: insight,
   },
   {
@@ -65,6 +65,16 @@ export const recordsEvents: DomainEventType[] = [
   {
     name: 'data_agent_knowledge_artifact.created',
     description: 'A knowledge artifact was written; data is the artifact, content included.',
+    schema: knowledgeArtifact,
+  },
+  {
+    name: 'data_agent_knowledge_artifact.updated',
+    description: "A draft knowledge artifact's title, content or sources changed; data is the artifact.",
+    schema: knowledgeArtifact,
+  },
+  {
+    name: 'data_agent_knowledge_artifact.status_changed',
+    description: 'A knowledge artifact was published or archived; data is the artifact.',
     schema: knowledgeArtifact,
   },
 ];
