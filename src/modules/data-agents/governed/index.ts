@@ -11,6 +11,7 @@ import {
   listInsightsOperation,
   publishInsight,
 } from './insights.ts';
+import { jobParts } from './job-parts.ts';
 import {
   createKnowledgeArtifact,
   knowledgeArtifactRecord,
@@ -32,6 +33,7 @@ import { createSourceObject, listSourceObjectsOperation, sourceObjectRecord } fr
 export const governedParts: ModuleParts<GovernedTables> = {
   migrations: { '0019-data-agents-jobs': jobs, '0020-data-agents-records': records },
   operations: [
+    ...jobParts.operations,
     // decisions, insights, recommendations, source objects, knowledge artifacts
     listDecisionsOperation,
     createDecision,
@@ -52,11 +54,14 @@ export const governedParts: ModuleParts<GovernedTables> = {
     updateKnowledgeArtifact,
   ],
   recordTypes: [
+    ...jobParts.recordTypes,
     decisionRecord,
     insightRecord,
     recommendationRecord,
     sourceObjectRecord,
     knowledgeArtifactRecord,
   ],
-  events: [...recordsEvents],
+  events: [...recordsEvents, ...jobParts.events],
+  jobs: jobParts.jobs,
+  periodicTasks: jobParts.periodicTasks,
 };
