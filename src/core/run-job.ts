@@ -18,6 +18,8 @@ import { type Run, toRunResource } from './run-resource.ts';
 import { claimRun, findRun, finishRun, requeueRun } from './runs.ts';
 
 export interface RunWorkContext {
+  /** The workspace the run belongs to: every query of the work filters by it. */
+  workspaceId: string;
   run: Run;
   /** What the starting operation passed to the job (besides workspace_id and run_id). */
   payload: Record<string, unknown>;
@@ -117,6 +119,7 @@ async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: J
   );
 
   const context = (db: Kysely<DB>): RunWorkContext => ({
+    workspaceId,
     run: toRunResource(run),
     payload,
     attempt: job.attempt,

@@ -25,6 +25,8 @@ export interface NewRun {
   requestId: string;
   credentialId: string | null;
   now: string;
+  /** The job's deduplication key (default run:<run id>): a scheduled run is keyed by its occurrence. */
+  jobKey?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function startRun(db: Kysely<DB>, queue: JobQueue, run: NewRun): Pr
   };
   await db.insertInto('runs').values(row).execute();
   const payload = { ...run.payload, workspace_id: row.workspace_id, run_id: row.id };
-  const jobId = await queue.enqueue(run.job, payload, { key: `run:${row.id}`, db });
+  const jobId = await queue.enqueue(run.job, payload, { key: run.jobKey ?? `run:${row.id}`, db });
   // pg-boss inserts nothing for a queue it does not know: no run may exist without its job.
   if (!jobId)
     throw new Error(`Job queue ${run.job} is unknown: a node with its worker on creates it at start`);

@@ -1,5 +1,6 @@
 // Row types of Custom BI's tables (migration 0016; merged into DB through the product_analytics_bi module).
 // JSON columns hold text; timestamps are ISO 8601 UTC strings; created_by is the creating credential's ID.
+import type { BiScheduledArtifactsTable } from './schedule-tables.ts';
 
 /** A custom dataset: a governed subset of a template (columns, fixed filters, descriptions). */
 export interface BiDatasetsTable {
@@ -81,6 +82,7 @@ export interface BiRunDetailsTable {
 }
 
 export interface BiTables {
+  bi_scheduled_artifacts: BiScheduledArtifactsTable;
   bi_datasets: BiDatasetsTable;
   bi_queries: BiQueriesTable;
   bi_metrics: BiMetricsTable;

@@ -59,6 +59,10 @@ const NEEDS: Record<Cadence, readonly ('hour' | 'weekday' | 'day_of_month')[]> =
   monthly: ['hour', 'day_of_month'],
 };
 
+/** Whether a cadence uses an optional rule field (hour, weekday, day_of_month). */
+export const cadenceUses = (cadence: string, field: 'hour' | 'weekday' | 'day_of_month'): boolean =>
+  (NEEDS[cadence.toLowerCase() as Cadence] ?? []).includes(field);
+
 /**
  * A complete, normalized rule from its parts, or validation_failed naming each wrong field: a field the
  * cadence needs is required, a field it does not use is refused (so a weekday sent with a daily cadence is
