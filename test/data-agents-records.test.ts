@@ -413,6 +413,9 @@ describe('knowledge artifacts', () => {
     ]);
     const drafts = await get('/v1/data-agents/knowledge-artifacts?status=draft');
     expect(drafts.body.knowledge_artifacts.map((k: any) => k.id)).toEqual([faq.body.knowledge_artifact.id]);
+    // Two filters at once read on the heavy-read path: the same answer.
+    const both = await get('/v1/data-agents/knowledge-artifacts?status=published&kind=glossary');
+    expect(both.body.knowledge_artifacts.map((k: any) => k.id)).toEqual([exact.body.knowledge_artifact.id]);
     expect(
       await outbox('data_agent_knowledge_artifact.created', faq.body.knowledge_artifact.id),
     ).toHaveLength(1);
