@@ -16,6 +16,7 @@ import { analyticsBench } from './analytics.ts';
 import { deliveryDelays, startSink } from './outbox-lag.ts';
 import { postgresWriteBench } from './postgres-writes.ts';
 import { spawnReady } from './spawn-ready.ts';
+import { vectorsBench } from './vectors.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Tools when every module of the spec is built (issue 10: ~85 more than the 114 of today).
@@ -259,3 +260,5 @@ await main();
 if (process.env.BENCH_DATABASE_URL) await postgresWriteBench();
 // Application events (issue 11), also `npm run bench:analytics`; BENCH_ANALYTICS=off leaves them out.
 if (process.env.BENCH_ANALYTICS !== 'off') await analyticsBench();
+// Vector collections (issue 14, item 5), also `npm run bench:vectors`; BENCH_VECTORS=off leaves them out.
+if (process.env.BENCH_VECTORS !== 'off') await vectorsBench();

@@ -10,8 +10,9 @@ import {
 } from './collections.ts';
 import { deleteVectorDocuments, upsertVectorDocuments } from './documents.ts';
 import { vectorEmbedJob } from './embed-job.ts';
-import { warmIndex } from './vector-index.ts';
+import { startBuild, warmIndex } from './vector-index.ts';
 import { VectorCollectionSchema } from './vector-schemas.ts';
+import { largeCollections } from './vector-store.ts';
 import type { VectorTables } from './vector-tables.ts';
 
 const documentsChanged = Type.Object({
@@ -70,4 +71,19 @@ export const vectorParts: ModuleParts<VectorTables> = {
     },
   ],
   jobs: [vectorEmbedJob],
+  // Each node builds the indexes of its largest active collections in the background when it starts, so the
+  // first searches after a deploy are approximate rather than exact scans. Nothing waits for it.
+  startup: async (env) => {
+    const collections = await largeCollections(env.db, env.config.vectorExactThreshold, 20);
+    void (async () => {
+      for (const c of collections) {
+        await startBuild(env.db, {
+          workspaceId: c.workspace_id,
+          collectionId: c.id,
+          dimension: Number(c.dimension),
+          metric: c.metric,
+        });
+      }
+    })();
+  },
 };

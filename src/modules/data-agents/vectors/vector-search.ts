@@ -7,7 +7,7 @@ import { metadataMatcher } from './vector-filter.ts';
 import { type IndexHit, searchIndex } from './vector-index.ts';
 import { decodeVector, scorer, TopK } from './vector-math.ts';
 import type { Filter, Metadata } from './vector-schemas.ts';
-import { collectionState, getDocuments, scanDocuments } from './vector-store.ts';
+import { getDocuments, scanDocuments } from './vector-store.ts';
 import type { VectorCollectionsTable } from './vector-tables.ts';
 
 export interface SearchHit {
@@ -76,6 +76,7 @@ async function hydrate(
     collection.workspace_id,
     collection.id,
     hits.map((h) => h.id),
+    includeVectors,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return hits.flatMap((hit) => {
@@ -99,10 +100,8 @@ export async function searchCollection(
   request: SearchRequest,
   limits: { exactThreshold: number; maxVectors: number },
 ): Promise<{ hits: SearchHit[]; mode: 'exact' | 'approximate' }> {
-  const state = (await collectionState(db, collection.workspace_id, collection.id)) ?? {
-    version: Number(collection.version),
-    document_count: Number(collection.document_count),
-  };
+  // The row was read by this call (requireCollection): its version is what the index must hold.
+  const state = { version: Number(collection.version), document_count: Number(collection.document_count) };
   let found: { hits: SearchHit[]; mode: 'exact' | 'approximate' } | undefined;
   if (state.document_count >= limits.exactThreshold) {
     const target = {

@@ -260,13 +260,36 @@ export async function settleEmbedding(
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function getDocuments(db: Kysely<DB>, workspaceId: string, collectionId: string, ids: string[]) {
+export async function getDocuments(
+  db: Kysely<DB>,
+  workspaceId: string,
+  collectionId: string,
+  ids: string[],
+  withVectors: boolean,
+): Promise<Pick<VectorDocumentsTable, 'id' | 'text' | 'metadata' | 'vector'>[]> {
   if (ids.length === 0) return [];
-  return db
+  const rows = await db
     .selectFrom('vector_documents')
-    .select(['id', 'text', 'metadata', 'vector'])
+    .select(['id', 'text', 'metadata'])
+    .$if(withVectors, (q) => q.select('vector'))
     .where('workspace_id', '=', workspaceId)
     .where('collection_id', '=', collectionId)
     .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => ({ vector: null, ...row }));
+}
+
+/**
+ * Active collections of at least `minDocuments`, most recently written first, across workspaces: read once
+ * when a node starts (index warm-up), over a table of one row per collection.
+ */
+export async function largeCollections(db: Kysely<DB>, minDocuments: number, limit: number) {
+  return db
+    .selectFrom('vector_collections')
+    .select(['workspace_id', 'id', 'dimension', 'metric'])
+    .where('status', '=', 'active')
+    .where('document_count', '>=', minDocuments)
+    .orderBy('updated_at', 'desc')
+    .limit(limit)
     .execute();
 }
