@@ -151,6 +151,27 @@ describe('recommendations', () => {
     expect(withoutExecuteScope.body.error).toMatchObject({ required_scope: 'data_agents:execute' });
   });
 
+  it("are refused, and left approved, when the action tool's module is not enabled", async () => {
+    const noTasks = await h.workspace('No tasks', ['data_agents', 'workspace']);
+    const created = await h.request('POST', '/v1/data-agents/recommendations', {
+      token: noTasks.apiKey,
+      body: {
+        title: 'T',
+        rationale: 'R',
+        action: { tool: 'create_task', arguments: { title: 'Off module' } },
+      },
+    });
+    const id = created.body.recommendation.id;
+    await h.request('PATCH', `/v1/data-agents/recommendations/${id}`, {
+      token: noTasks.apiKey,
+      body: { status: 'approved' },
+    });
+    const refused = await execute(id, noTasks.mcpToken);
+    expect(refused.body.error.code).toBe('module_not_enabled');
+    const after = await h.request('GET', `/v1/data-agents/recommendations/${id}`, { token: noTasks.apiKey });
+    expect(after.body.recommendation).toMatchObject({ status: 'approved', execution: null });
+  });
+
   it("execute the action once on the caller's behalf, though called twice, and store its outcome", async () => {
     const id = await approved({ tool: 'create_task', arguments: { title: 'Call the stalled deals' } });
     const first = await execute(id);
