@@ -1,8 +1,8 @@
 // execute_data_agent_recommendation (MCP-only): runs an approved recommendation's action through the
 // pipeline with the caller's credential, exactly as if the caller called the tool.
 // Order of work (SQLite has one writer, and the action call opens its own transaction):
-//   1. this call's transaction claims the recommendation (approved -> executing, this request's ID) and
-//      commits; a concurrent execute finds it executing (409);
+//   1. this call's transaction claims the recommendation (approved -> executing, with this request's ID
+//      and the action call's request ID, minted now) and commits; a concurrent execute gets 409;
 //   2. after the commit, the action runs on the caller's behalf, with the recommendation's ID as its
 //      idempotency key (a create retried after a crash replays instead of creating twice);
 //   3. its request_id, HTTP status and body (or error) are stored: executed or failed, audited and emitted.
