@@ -32,6 +32,10 @@ const expected: Record<string, string[]> = {
   get_app_event_timeseries: ['(always)'],
   get_app_event_object: ['(always)'],
   search_vector_collection: ['(always)'],
+  preview_bi_dataset: ['(always)'],
+  list_bi_runs: ['status', 'trigger', 'run_type'],
+  list_bi_metrics: ['status'],
+  list_bi_datasets: ['template_key'],
 };
 
 const registry = buildRegistry();

@@ -1,7 +1,7 @@
 // Custom BI runs (item 9): the execution history of queries, refreshes, exports and scheduled jobs.
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../../core/define-operation.ts';
-import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { Enum } from '../../../core/resource-schema.ts';
 import { pageBody } from '../../../core/response-schema.ts';
 import { RUN_STATUSES } from '../../../core/run-resource.ts';
@@ -27,6 +27,8 @@ export const listBiRunsOperation = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/bi/runs' },
+  // No index serves these filters: a rare status or trigger would walk every BI run of the workspace.
+  heavy: heavyFilters({ scans: ['status', 'trigger', 'run_type'] }),
   responseKey: 'runs',
   response: pageBody('runs', BiRunSchema),
   handler: async (ctx, input) => {

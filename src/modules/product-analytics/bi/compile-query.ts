@@ -76,7 +76,7 @@ function withDefaults(definition: QueryDefinition, dataset: ResolvedDataset): Qu
   const usable =
     (fallback.dimensions ?? []).every((d) => names.has(d)) &&
     (fallback.measures ?? []).every((m) => !m.column || names.has(m.column)) &&
-    names.has(dataset.template.time_column);
+    (!(fallback.time_range || fallback.time_grain) || names.has(dataset.template.time_column));
   const defaults = usable ? fallback : { measures: [{ aggregate: 'count' as const, as: 'rows' }] };
   return { ...defaults, ...definition, dimensions: defaults.dimensions, measures: defaults.measures };
 }
@@ -93,8 +93,10 @@ export function compileQuery(
   if (!zone) errors.push({ field: 'timezone', message: 'is not an IANA time zone name' });
 
   const filters: CheckedFilter[] = [];
+  // A dataset's own filters may read template columns it does not expose (won deals without stage_kind).
+  const templateColumns = new Map(dataset.template.columns.map((c) => [c.name, c]));
   for (const [i, f] of dataset.fixedFilters.entries()) {
-    const checked = checkFilter(f, columns, `dataset.filters[${i}]`, errors);
+    const checked = checkFilter(f, templateColumns, `dataset.filters[${i}]`, errors);
     if (checked) filters.push(checked);
   }
   for (const [i, f] of (definition.filters ?? []).entries()) {
@@ -105,7 +107,8 @@ export function compileQuery(
   // Time column and range.
   const timeName = definition.time_column ?? dataset.template.time_column;
   const timeColumn = columns.get(timeName);
-  if (timeColumn?.type !== 'timestamp') {
+  const timed = Boolean(definition.time_column || definition.time_range || definition.time_grain);
+  if (timed && timeColumn?.type !== 'timestamp') {
     errors.push({ field: 'time_column', message: `is not a timestamp column of the dataset: ${timeName}` });
   }
   let range: CompiledBiQuery['range'] = null;

@@ -4,6 +4,8 @@ import * as biSchedules from '../migrations/0021-bi-schedules.ts';
 import { getBiRun, listBiRunsOperation } from './bi-runs.ts';
 import type { BiTables } from './bi-tables.ts';
 import { listBiTemplates } from './bi-templates.ts';
+import { biDatasetRecord, createBiDataset, listBiDatasets, previewBiDataset } from './datasets.ts';
+import { biMetricRecord, createBiMetric, listBiMetrics } from './metrics.ts';
 import { biQueryRecord, listBiQueries, runBiQuery } from './queries.ts';
 import { scheduleOperations, scheduleRecordTypes } from './scheduled-artifacts.ts';
 import { scheduledRefreshJob, scheduleSweep } from './scheduler.ts';
@@ -18,9 +20,14 @@ export const biParts: ModuleParts<BiTables> = {
     listBiQueries,
     listBiRunsOperation,
     getBiRun,
+    createBiDataset,
+    previewBiDataset,
+    listBiDatasets,
+    createBiMetric,
+    listBiMetrics,
     ...scheduleOperations,
   ],
-  recordTypes: [biQueryRecord, ...scheduleRecordTypes],
+  recordTypes: [biQueryRecord, biDatasetRecord, biMetricRecord, ...scheduleRecordTypes],
   jobs: [scheduledRefreshJob],
   periodicTasks: [scheduleSweep],
 };

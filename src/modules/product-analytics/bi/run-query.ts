@@ -2,6 +2,7 @@
 // insight views, exports, schedules): resolve the dataset and metrics, compile, run with a row limit, or
 // stream every row in chunks so an export never holds them all.
 import { type Kysely, sql } from 'kysely';
+import { type FieldError, validationFailed } from '../../../core/errors.ts';
 import type { Dialect } from '../../../db/database.ts';
 import type { DB } from '../../../db/tables.ts';
 import { loadQueryMetrics } from './bi-metric-store.ts';
@@ -12,6 +13,7 @@ import {
   type OutputColumn,
   type ResolvedDataset,
 } from './compile-query.ts';
+import { checkFilter, filterCondition } from './filters.ts';
 import type { QueryDefinition } from './query-definition.ts';
 
 export { attachBiRun, type BiRelated, type BiRun, recordBiRun, setBiRunRows } from './bi-run-store.ts';
@@ -148,4 +150,42 @@ function after(exprs: Parameters<typeof sql.join>[0], values: unknown[]) {
       : sql`(${e} > ${v} or (${e} = ${v} and ${build(i + 1)}))`;
   };
   return build(0) as ReturnType<typeof sql<boolean>>;
+}
+
+/**
+ * The first rows of a dataset as stored (no grouping): its columns, its fixed filters, newest first by its
+ * time column. What create_bi_dataset's preview shows before the dataset is saved.
+ */
+export async function previewRows(
+  db: Kysely<DB>,
+  workspaceId: string,
+  dataset: ResolvedDataset,
+  options: { dialect: Dialect; now: string; limit: number },
+): Promise<BiResult> {
+  const errors: FieldError[] = [];
+  const templateColumns = new Map(dataset.template.columns.map((c) => [c.name, c]));
+  const filters = dataset.fixedFilters.map((f, i) =>
+    checkFilter(f, templateColumns, `filters[${i}]`, errors),
+  );
+  if (errors.length) throw validationFailed(errors);
+  let query = (db as unknown as Kysely<any>).selectFrom(
+    dataset.template.source(db, workspaceId, options.now).as('t'),
+  );
+  for (const f of filters)
+    query = query.where(filterCondition(options.dialect, f!, sql.ref(`t.${f!.column.name}`)));
+  query = query
+    .orderBy(sql`${sql.ref(`t.${dataset.template.time_column}`)} desc nulls last`)
+    .orderBy(sql`${sql.ref(`t.${dataset.template.columns[0]!.name}`)} asc nulls last`);
+  const columns: OutputColumn[] = dataset.columns.map((c) => ({
+    name: c.name,
+    type: c.type,
+    role: c.role === 'time' ? 'time' : c.role === 'measure' ? 'measure' : 'dimension',
+    ...(c.currency_column ? { currency_column: c.currency_column } : {}),
+  }));
+  const raw = (await query
+    .select(dataset.columns.map((c) => sql.ref(`t.${c.name}`).as(c.name)))
+    .limit(options.limit + 1)
+    .execute()) as Record<string, unknown>[];
+  const rows = raw.slice(0, options.limit).map((r) => toResultRow(columns, r));
+  return { columns, rows, row_count: rows.length, truncated: raw.length > options.limit };
 }
