@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
+import { newId } from '../../../core/ids.ts';
 import { fetchPage, type PageRequest } from '../../../core/pagination.ts';
 import { findRow, insertRows } from '../../../db/find-row.ts';
 import type { DB } from '../../../db/tables.ts';
@@ -25,9 +26,31 @@ export function toInsight(row: DataAgentInsightsTable): Insight {
 export const findInsight = (db: Kysely<DB>, workspaceId: string, id: string) =>
   findRow(db, 'data_agent_insights', workspaceId, id);
 
-/** Inserts an insight row (create_data_agent_insight; insight_generation jobs draft theirs with it). */
-export const insertInsight = (db: Kysely<DB>, row: DataAgentInsightsTable) =>
-  insertRows(db, 'data_agent_insights', row);
+export type Figure = Insight['figures'][number];
+
+/**
+ * Writes a draft insight: create_data_agent_insight and insight_generation execution jobs share it. The
+ * caller checks the figures' sources (object-refs.ts checkRefs), audits and emits data_agent_insight.created.
+ */
+export async function insertDraftInsight(
+  db: Kysely<DB>,
+  draft: { workspaceId: string; title: string; summary: string; figures: Figure[]; now: string },
+): Promise<Insight> {
+  const row: DataAgentInsightsTable = {
+    workspace_id: draft.workspaceId,
+    id: newId('dai'),
+    title: draft.title,
+    summary: draft.summary,
+    figures: JSON.stringify(draft.figures),
+    status: 'draft',
+    published_at: null,
+    archived_at: null,
+    created_at: draft.now,
+    updated_at: draft.now,
+  };
+  await insertRows(db, 'data_agent_insights', row);
+  return toInsight(row);
+}
 
 export async function listInsights(
   db: Kysely<DB>,

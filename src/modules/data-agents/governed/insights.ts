@@ -2,12 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { inputFields } from '../../../core/changes.ts';
 import { defineOperation } from '../../../core/define-operation.ts';
 import { notFound } from '../../../core/errors.ts';
-import { newId } from '../../../core/ids.ts';
 import { heavyFilters, listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Strict } from '../../../core/schema.ts';
-import type { DataAgentInsightsTable } from './governed-tables.ts';
-import { findInsight, insertInsight, listInsights, toInsight } from './insight-store.ts';
+import { findInsight, insertDraftInsight, listInsights, toInsight } from './insight-store.ts';
 import { checkRefs, refInput } from './object-refs.ts';
 import { INSIGHT_STATUSES, InsightSchema } from './records-schemas.ts';
 import { moveFrom, statusConflict } from './records-store.ts';
@@ -60,28 +58,17 @@ export const createInsight = defineOperation({
       ctx,
       figures.map((f, i) => ({ field: `figures[${i}].source`, ref: f.source })),
     );
-    const row: DataAgentInsightsTable = {
-      workspace_id: ctx.workspaceId,
-      id: newId('dai'),
+    const insight = await insertDraftInsight(ctx.db, {
+      workspaceId: ctx.workspaceId,
       title: input.title,
       summary: input.summary,
-      figures: JSON.stringify(figures),
-      status: 'draft',
-      published_at: null,
-      archived_at: null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
-    await insertInsight(ctx.db, row);
-    const insight = toInsight(row);
-    ctx.audit({ targetType: 'data_agent_insight', targetId: row.id, changedFields: inputFields(input) });
-    ctx.emit({
-      name: 'data_agent_insight.created',
-      targetType: 'data_agent_insight',
-      targetId: row.id,
-      data: insight,
+      figures,
+      now: ctx.now,
     });
-    return { body: { insight }, createdId: row.id };
+    const target = { targetType: 'data_agent_insight', targetId: insight.id };
+    ctx.audit({ ...target, changedFields: inputFields(input) });
+    ctx.emit({ name: 'data_agent_insight.created', ...target, data: insight });
+    return { body: { insight }, createdId: insight.id };
   },
 });
 
