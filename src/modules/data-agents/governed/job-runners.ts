@@ -121,15 +121,23 @@ const runJob = (clock: Clock) =>
         ...(output ? { output: jobOutputJson(output), progress: 100 } : {}),
         ...(error ? { error_code: error.code, error_message: error.message.slice(0, 1000) } : {}),
       };
-      // Canceled meanwhile: nothing of this attempt is recorded (PostgreSQL rolls the runner's writes back).
-      if (!(await updateJobIf(context.db, job, finish))) return {};
-      await insertLogLines(context.db, job, lines, finishedAt);
-      if (output) await recordJobEdges(context.db, job, output, finishedAt);
-      effects.moved({ ...job, ...finish }, job.status, Object.keys(finish));
-      await effects.write(context.db, finishedAt);
-      return { resultRef: `data_agent_execution_job:${job.id}` };
+      // The job's end, its log, lineage and events commit together (PostgreSQL: the run's transaction).
+      const finished = await atomically(context, async (db) => {
+        // Canceled meanwhile: nothing of this attempt is recorded (PostgreSQL rolls the runner's writes back).
+        if (!(await updateJobIf(db, job, finish))) return false;
+        await insertLogLines(db, job, lines, finishedAt);
+        if (output) await recordJobEdges(db, job, output, finishedAt);
+        effects.moved({ ...job, ...finish }, job.status, Object.keys(finish));
+        await effects.write(db, finishedAt);
+        return true;
+      });
+      return finished ? { resultRef: `data_agent_execution_job:${job.id}` } : {};
     },
   });
+
+/** PostgreSQL: the run's transaction already; SQLite: a transaction of its own. */
+const atomically = <T>(context: RunWorkContext, work: (db: Kysely<DB>) => Promise<T>): Promise<T> =>
+  context.dialect === 'postgres' ? work(context.db) : context.db.transaction().execute(work);
 
 /** The audit events and outbox events of one attempt, written with its last step. */
 class Effects {
