@@ -255,6 +255,69 @@ describe('BI queries', () => {
     ]);
   });
 
+  it('reads Data Agent execution jobs (agentops_execution_health)', async () => {
+    const job = (job_type: string, status: string, attempts: number, duration_ms: number | null) => ({
+      workspace_id: a.id,
+      id: newId('dajob'),
+      title: null,
+      job_type,
+      status,
+      trigger: 'manual',
+      plane_id: 'plane_native',
+      input: '{}',
+      output: null,
+      require_review: 0,
+      attempts,
+      max_attempts: 3,
+      progress: null,
+      worker_id: null,
+      lease_expires_at: null,
+      run_id: null,
+      log_count: 0,
+      error_code: status === 'failed' ? 'internal_error' : null,
+      error_message: null,
+      review_note: null,
+      reviewed_at: null,
+      created_by: null,
+      queued_at: NOW,
+      started_at: NOW,
+      finished_at: NOW,
+      duration_ms,
+      created_at: NOW,
+      updated_at: NOW,
+    });
+    await h.db
+      .insertInto('data_agent_execution_jobs')
+      .values([
+        job('sql_query', 'completed', 1, 100),
+        job('sql_query', 'completed', 2, 300),
+        job('sync', 'failed', 3, null),
+      ])
+      .execute();
+    const result = await run(a, { dataset_key: 'agentops_execution_health' });
+    expect(result.status).toBe(200);
+    expect(result.body.result.rows).toEqual([
+      {
+        job_type: 'sql_query',
+        status: 'completed',
+        trigger: 'manual',
+        jobs: 2,
+        attempts: 3,
+        avg_duration_ms: 200,
+      },
+      { job_type: 'sync', status: 'failed', trigger: 'manual', jobs: 1, attempts: 3, avg_duration_ms: null },
+    ]);
+    const failures = await run(a, {
+      dataset_key: 'agentops_execution_health',
+      measures: [
+        { column: 'failed', aggregate: 'sum', as: 'failures' },
+        { column: 'failed', aggregate: 'avg' },
+      ],
+    });
+    expect(failures.body.result.rows).toEqual([{ failures: 1, avg_failed: 0.333333 }]);
+    expect((await run(b, { dataset_key: 'agentops_execution_health' })).body.result.rows).toEqual([]);
+  });
+
   it('counts usage per route over an absolute range', async () => {
     const result = await run(a, {
       dataset_key: 'api_usage',
@@ -423,6 +486,8 @@ describe('BI queries', () => {
     expect(query.status).toBe(404);
     expect(query.body.error.code).toBe('resource_not_found');
     const listed = await h.request('GET', '/v1/bi/runs?limit=100', { token: b.apiKey });
-    expect(listed.body.runs.map((r: { id: string }) => r.id)).toEqual([theirs.body.run.id]);
+    const ids = listed.body.runs.map((r: { id: string }) => r.id);
+    expect(ids[0]).toBe(theirs.body.run.id);
+    expect(ids).not.toContain(mine.body.run.id);
   });
 });

@@ -142,3 +142,24 @@ export const appEventsSource: Source = (db, workspaceId) =>
       'r.events as events',
       'r.hour as hour',
     ]);
+
+/** Data Agent execution jobs (the data-agents module's table; empty until jobs are created). */
+export const agentopsSource: Source = (db, workspaceId) =>
+  db
+    .selectFrom('data_agent_execution_jobs as j')
+    .where('j.workspace_id', '=', workspaceId)
+    .select([
+      'j.id as job_id',
+      'j.job_type as job_type',
+      'j.status as status',
+      'j.trigger as trigger',
+      'j.plane_id as plane_id',
+      'j.attempts as attempts',
+      flag(sql`j.status = 'failed'`).as('failed'),
+      'j.duration_ms as duration_ms',
+      'j.error_code as error_code',
+      'j.created_at as created_at',
+      'j.queued_at as queued_at',
+      'j.started_at as started_at',
+      'j.finished_at as finished_at',
+    ]);

@@ -3,6 +3,7 @@
 // bare {dataset_key, limit} runs. Money is integer cents with the currency column named beside it.
 import type { QueryDefinition } from './query-definition.ts';
 import {
+  agentopsSource,
   appEventsSource,
   callEventsSource,
   contentPerformanceSource,
@@ -195,6 +196,38 @@ export const TEMPLATES: readonly BiTemplate[] = [
       ],
     },
     source: callEventsSource,
+  },
+  {
+    key: 'agentops_execution_health',
+    name: 'AgentOps execution health',
+    description:
+      'Data Agent execution jobs by job type, status, trigger and plane, with attempts, failures and ' +
+      'durations (no rows until the workspace runs execution jobs).',
+    columns: [
+      col('job_id', 'string', 'dimension', 'The execution job ID.'),
+      col('job_type', 'string', 'dimension', 'The job type.'),
+      col('status', 'string', 'dimension', 'The job status (queued, running, completed, failed, ...).'),
+      col('trigger', 'string', 'dimension', 'What started it (manual, schedule, ...).'),
+      col('plane_id', 'string', 'dimension', 'The execution plane it ran on.'),
+      col('attempts', 'integer', 'measure', 'Attempts started.'),
+      col('failed', 'boolean', 'measure', 'True when the job failed; sum counts failures.'),
+      col('duration_ms', 'integer', 'measure', 'Run time of the finished job, in ms.'),
+      col('error_code', 'string', 'dimension', 'Error code of a failed job.'),
+      col('created_at', 'timestamp', 'time', 'When the job was created.'),
+      col('queued_at', 'timestamp', 'time', 'When it was queued.'),
+      col('started_at', 'timestamp', 'time', 'When its latest attempt started.'),
+      col('finished_at', 'timestamp', 'time', 'When it finished.'),
+    ],
+    time_column: 'created_at',
+    default_query: {
+      dimensions: ['job_type', 'status', 'trigger'],
+      measures: [
+        { aggregate: 'count', as: 'jobs' },
+        { column: 'attempts', aggregate: 'sum', as: 'attempts' },
+        { column: 'duration_ms', aggregate: 'avg', as: 'avg_duration_ms' },
+      ],
+    },
+    source: agentopsSource,
   },
   {
     key: 'app_events',
