@@ -10,6 +10,7 @@ import {
 import { agentRecord, createAgentDefinition, listAgentDefinitions, updateAgentDefinition } from './agents.ts';
 import { costEventRecord, createAgentGridCostEvent, listAgentGridCostEvents } from './cost-events.ts';
 import { createAgentMemory, listAgentMemories, memoryRecord, updateAgentMemory } from './memories.ts';
+import { memoryEmbedJob } from './memory-embedder.ts';
 import {
   createAgentMemoryEmbedding,
   embeddingRecord,
@@ -83,4 +84,5 @@ export const agentGridParts: ModuleParts<AgentGridTables> = {
     embeddingRecord,
   ],
   events: agentGridEvents,
+  jobs: [memoryEmbedJob],
 };

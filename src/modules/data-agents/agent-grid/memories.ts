@@ -15,13 +15,16 @@ import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Enum } from '../../../core/resource-schema.ts';
 import { Strict } from '../../../core/schema.ts';
+import { requireActive, requireCollection } from '../vectors/collections.ts';
 import { agentStatuses, MemorySchema, memoryScopes } from './agent-grid-schemas.ts';
 import { idInput, metadataInput } from './agent-grid-shared.ts';
-import type { AgentMemoriesTable, MemoryScope } from './agent-grid-tables.ts';
+import type { AgentMemoriesTable, AgentMemoryEmbeddingsTable, MemoryScope } from './agent-grid-tables.ts';
 import { findAgent } from './agent-store.ts';
+import { embedNow, vectorCollectionOf } from './memory-embedder.ts';
 import {
   embeddingsOfMemory,
   findMemory,
+  insertEmbedding,
   insertMemory,
   listMemories,
   toEmbedding,
@@ -83,7 +86,7 @@ export const createAgentMemory = defineOperation({
   creates: 'agent_memory',
   summary: 'Remember something for agents',
   description:
-    'Stores a memory: content, a scope (workspace; agent, session or user with scope_id: an agent or session of this workspace, or your user ID), importance 0..1 (default 0.5) and an optional expiry. Attach vectors with create_agent_memory_embedding. Emits agent_memory.created.',
+    'Stores a memory: content, a scope (workspace; agent, session or user with scope_id: an agent or session of this workspace, or your user ID), importance 0..1 (default 0.5) and an optional expiry. With collection_key (a vector collection with an embedder) it is embedded too: builtin at once, external by a job after the call (pending until then); the vector becomes a document of the collection (ID = memory ID), so search_vector_collection finds it. Emits agent_memory.created and agent_memory_embedding.created.',
   input: Strict({
     scope: Type.Optional(Enum(memoryScopes, { description: 'Default workspace.' })),
     scope_id: Type.Optional(idInput()),
@@ -91,6 +94,13 @@ export const createAgentMemory = defineOperation({
     importance: Type.Optional(importanceInput),
     expires_at: Type.Optional(expiresInput),
     metadata: Type.Optional(metadataInput()),
+    collection_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'An active vector collection to embed it in.',
+      }),
+    ),
   }),
   rest: { method: 'POST', path: '/v1/agent-grid/memories' },
   responseKey: 'memory',
@@ -98,6 +108,8 @@ export const createAgentMemory = defineOperation({
     const scope = input.scope ?? 'workspace';
     const scopeId = await scopeIdOf(ctx, scope, input.scope_id);
     checkExpiry(ctx, input.expires_at);
+    const collection = input.collection_key ? await requireCollection(ctx, input.collection_key) : undefined;
+    if (collection) requireActive(collection);
     const row: AgentMemoriesTable = {
       workspace_id: ctx.workspaceId,
       id: newId('amem'),
@@ -116,6 +128,35 @@ export const createAgentMemory = defineOperation({
     const memory = toMemory(row);
     ctx.audit({ targetType: 'agent_memory', targetId: row.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'agent_memory.created', targetType: 'agent_memory', targetId: row.id, data: memory });
+    if (collection) {
+      const shell: AgentMemoryEmbeddingsTable = {
+        workspace_id: ctx.workspaceId,
+        id: newId('aemb'),
+        memory_id: row.id,
+        collection_key: collection.key,
+        model: null,
+        dimension: Number(collection.dimension),
+        vector: null,
+        content_sha256: null,
+        status: 'pending',
+        error_message: null,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      };
+      const embedding = { ...shell, ...(await embedNow(ctx, row, collection, shell)) };
+      await insertEmbedding(ctx.db, embedding);
+      ctx.audit({
+        targetType: 'agent_memory_embedding',
+        targetId: embedding.id,
+        changedFields: ['memory_id', 'collection_key'],
+      });
+      ctx.emit({
+        name: 'agent_memory_embedding.created',
+        targetType: 'agent_memory_embedding',
+        targetId: embedding.id,
+        data: toEmbedding(embedding, false),
+      });
+    }
     return { body: { memory }, createdId: row.id };
   },
 });
@@ -163,7 +204,7 @@ export const updateAgentMemory = defineOperation({
   kind: 'update',
   summary: 'Edit or archive a memory',
   description:
-    "Changes a memory's content, importance, expiry (null: never), status (archived: left out of lists) or metadata (merged). New content marks the memory's ready embeddings stale in the same call (their vectors were made from the old text; send new ones with update_agent_memory_embedding). Emits agent_memory.updated, and agent_memory_embedding.updated for each embedding made stale.",
+    "Changes a memory's content, importance, expiry (null: never), status (archived: left out of lists) or metadata (merged). New content keeps its embeddings in step: in a collection with the builtin embedder they are re-embedded in the same call, with an external one they go stale and a job re-embeds them, others go stale (send a new vector with update_agent_memory_embedding). Emits agent_memory.updated, and agent_memory_embedding.updated for each embedding changed.",
   input: Strict({
     memory_id: idInput(),
     content: Type.Optional(contentInput),
@@ -195,7 +236,7 @@ export const updateAgentMemory = defineOperation({
     const set: Partial<AgentMemoriesTable> = { ...changes, updated_at: ctx.now };
     if (changes.content !== undefined) set.content_sha256 = sha256Hex(changes.content);
     await updateMemoryRow(ctx.db, ctx.workspaceId, row.id, set);
-    if (set.content_sha256) await markStale(ctx, row.id, set.content_sha256);
+    if (set.content_sha256) await refreshEmbeddings(ctx, { ...row, ...set });
     const memory = toMemory({ ...row, ...set });
     ctx.audit({ targetType: 'agent_memory', targetId: row.id, changedFields: changed });
     ctx.emit({ name: 'agent_memory.updated', targetType: 'agent_memory', targetId: row.id, data: memory });
@@ -203,17 +244,29 @@ export const updateAgentMemory = defineOperation({
   },
 });
 
-/** Embeddings made from other content than the memory's now are stale (pending ones wait for a vector). */
-async function markStale(ctx: OperationContext, memoryId: string, contentSha256: string) {
-  for (const embedding of await embeddingsOfMemory(ctx.db, ctx.workspaceId, memoryId)) {
-    if (embedding.status !== 'ready' || embedding.content_sha256 === contentSha256) continue;
-    const set = { status: 'stale' as const, updated_at: ctx.now };
+/** New content: each embedding re-embedded by its collection's embedder, or stale until a new vector comes. */
+async function refreshEmbeddings(ctx: OperationContext, memory: AgentMemoriesTable) {
+  for (const embedding of await embeddingsOfMemory(ctx.db, ctx.workspaceId, memory.id)) {
+    if (!['ready', 'stale', 'pending'].includes(embedding.status)) continue;
+    if (embedding.content_sha256 === memory.content_sha256) continue;
+    const collection = await vectorCollectionOf(ctx.db, ctx.workspaceId, embedding.collection_key);
+    const next =
+      collection && collection.embedder !== 'none'
+        ? await embedNow(ctx, memory, collection, embedding)
+        : { status: embedding.vector ? ('stale' as const) : embedding.status };
+    const set = { ...next, updated_at: ctx.now };
+    const changed = Object.keys(next).filter(
+      (f) =>
+        f !== 'content_sha256' &&
+        next[f as keyof typeof next] !== embedding[f as keyof AgentMemoryEmbeddingsTable],
+    );
+    if (changed.length === 0) continue;
     await updateEmbeddingRow(ctx.db, ctx.workspaceId, embedding.id, set);
     ctx.audit({
       targetType: 'agent_memory_embedding',
       targetId: embedding.id,
       action: 'update',
-      changedFields: ['status'],
+      changedFields: changed,
     });
     ctx.emit({
       name: 'agent_memory_embedding.updated',

@@ -12,6 +12,12 @@ import { embeddingStatuses, MemoryEmbeddingSchema } from './agent-grid-schemas.t
 import { conflictWith, idInput } from './agent-grid-shared.ts';
 import type { AgentMemoryEmbeddingsTable } from './agent-grid-tables.ts';
 import {
+  checkCollectionDimension,
+  embedNow,
+  upsertMemoryDocument,
+  vectorCollectionOf,
+} from './memory-embedder.ts';
+import {
   encodeVector,
   findEmbedding,
   findMemory,
@@ -58,7 +64,7 @@ export const createAgentMemoryEmbedding = defineOperation({
   creates: 'agent_memory_embedding',
   summary: 'Attach an embedding to a memory',
   description:
-    "Stores the embedding of an active memory in a collection (one per memory and collection): the model, the dimension and the vector (exactly dimension finite numbers), made from the memory's current content; status ready. Without a vector it is pending (send it later with update_agent_memory_embedding). Emits agent_memory_embedding.created.",
+    "Stores the embedding of an active memory in a collection (one per memory and collection): the model, the dimension and the vector (exactly dimension finite numbers), made from the memory's current content; status ready. collection_key may name a vector collection of this workspace (its dimension applies, and the vector becomes its document with the memory's ID) or a store of your own. Without a vector, a vector collection's embedder embeds the memory (builtin now, external by a job); otherwise it is pending until update_agent_memory_embedding sends one. Emits agent_memory_embedding.created.",
   input: Strict({
     memory_id: idInput(),
     collection_key: Type.String({ minLength: 1, maxLength: 200, examples: ['agent_memories'] }),
@@ -71,7 +77,8 @@ export const createAgentMemoryEmbedding = defineOperation({
   rest: { method: 'POST', path: '/v1/agent-grid/memory-embeddings' },
   responseKey: 'memory_embedding',
   handler: async (ctx, input) => {
-    const dimension = input.dimension ?? input.vector?.length;
+    const collection = await vectorCollectionOf(ctx.db, ctx.workspaceId, input.collection_key);
+    const dimension = input.dimension ?? input.vector?.length ?? (collection && Number(collection.dimension));
     if (dimension === undefined) {
       throw validationFailed([{ field: 'dimension', message: 'is required without a vector' }]);
     }
@@ -79,10 +86,11 @@ export const createAgentMemoryEmbedding = defineOperation({
       const errors = vectorErrors(input.vector, dimension);
       if (errors.length) throw validationFailed(errors);
     }
+    checkCollectionDimension(collection, dimension);
     const memory = await findMemory(ctx.db, ctx.workspaceId, input.memory_id);
     if (!memory) throw notFound('agent memory');
     if (memory.status !== 'active') throw conflictWith('agent memory', memory.id, memory.status);
-    const row: AgentMemoryEmbeddingsTable = {
+    let row: AgentMemoryEmbeddingsTable = {
       workspace_id: ctx.workspaceId,
       id: newId('aemb'),
       memory_id: memory.id,
@@ -96,6 +104,8 @@ export const createAgentMemoryEmbedding = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
+    if (collection && row.vector) await upsertMemoryDocument(ctx.db, memory, collection, row.vector, ctx.now);
+    else if (collection) row = { ...row, ...(await embedNow(ctx, memory, collection, row)) };
     await uniquely(
       () => insertEmbedding(ctx.db, row),
       'collection_key',
@@ -174,10 +184,10 @@ export const updateAgentMemoryEmbedding = defineOperation({
     const row = await findEmbedding(ctx.db, ctx.workspaceId, input.embedding_id);
     if (!row) throw notFound('agent memory embedding');
     const set: Partial<AgentMemoryEmbeddingsTable> = {};
+    const memory = await findMemory(ctx.db, ctx.workspaceId, row.memory_id);
     if (input.vector) {
       const errors = vectorErrors(input.vector, Number(row.dimension));
       if (errors.length) throw validationFailed(errors);
-      const memory = await findMemory(ctx.db, ctx.workspaceId, row.memory_id);
       set.vector = encodeVector(input.vector);
       set.content_sha256 = memory?.content_sha256 ?? null;
       set.status = 'ready';
@@ -202,6 +212,11 @@ export const updateAgentMemoryEmbedding = defineOperation({
     set.updated_at = ctx.now;
     await updateEmbeddingRow(ctx.db, ctx.workspaceId, row.id, set);
     const next = { ...row, ...set };
+    // The ready vector is also the vector collection's document of the memory (memory-embedder.ts).
+    const collection = set.vector && (await vectorCollectionOf(ctx.db, ctx.workspaceId, row.collection_key));
+    if (collection && memory && set.vector) {
+      await upsertMemoryDocument(ctx.db, memory, collection, set.vector, ctx.now);
+    }
     ctx.audit({
       targetType: 'agent_memory_embedding',
       targetId: row.id,
