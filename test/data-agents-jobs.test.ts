@@ -200,6 +200,35 @@ describe(`execution planes and jobs (${usingPostgres ? 'PostgreSQL' : 'SQLite'})
     expect(from.body.lineage_edges.map((e: any) => e.to.id).sort()).toEqual([artifactId, job.id].sort());
   });
 
+  it('fails a native job whose step the dispatcher may not call, and replays creates by idempotency key', async () => {
+    const job = await createJob({
+      job_type: 'custom',
+      input: { steps: [{ tool: 'search_contacts', arguments: {} }] },
+      idempotency_key: 'census-1',
+    });
+    const replay = await call('POST', '/v1/data-agents/execution-jobs', {
+      job_type: 'custom',
+      input: { steps: [{ tool: 'search_contacts', arguments: {} }] },
+      idempotency_key: 'census-1',
+    });
+    expect(replay.status).toBe(200);
+    expect(replay.body.execution_job.id).toBe(job.id);
+    // The steps run with the dispatcher's credential: without crm:read the step is refused and the job fails.
+    const agent = (await h.createCredential(ws.id, 'mcp_token', ['data_agents:read', 'data_agents:execute']))
+      .token;
+    await dispatch(job.id, agent);
+    const failed = await jobWhen(job.id, (j) => j.status === 'failed');
+    expect(failed.error.code).toBe('missing_required_scope');
+    expect(failed.output).toBeNull();
+    expect((await details(job.id)).logs.at(-1)).toMatchObject({ level: 'error' });
+    const run = await h.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('id', '=', failed.run_id)
+      .executeTakeFirstOrThrow();
+    expect(run.status).toBe('completed');
+  });
+
   it('lets an external worker claim, log, and complete a job; other workers and bad moves get 409', async () => {
     const secret = await call('POST', '/v1/data-agents/execution-planes', {
       name: 'Warehouse',

@@ -49,7 +49,7 @@ export interface NativeRunner {
   run(ctx: NativeRunContext): Promise<JobOutput>;
 }
 
-// TODO(bi): bi_query, dataset_snapshot and insight_generation runners join this map with the BI query layer.
+// One entry per job type the native plane runs; a type joins by adding its runner here.
 export const nativeRunners: Partial<Record<JobType, NativeRunner>> = {
   custom: customRunner,
   knowledge_build: knowledgeBuildRunner,
