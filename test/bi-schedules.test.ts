@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Service } from '../src/app.ts';
 import type { JobEnv } from '../src/jobs/types.ts';
+import { TARGET_TYPES } from '../src/modules/product-analytics/bi/schedule-schemas.ts';
+import { SCHEDULE_TARGETS } from '../src/modules/product-analytics/bi/schedule-targets.ts';
 import { scheduleSweep, startOccurrence } from '../src/modules/product-analytics/bi/scheduler.ts';
 import { Harness, MutableClock, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
@@ -61,7 +63,7 @@ async function settled(scheduleId: string, runs: number) {
       await h.worker!.tick();
       const rows = await runsOf(scheduleId);
       if (rows.length !== runs || rows.some((r) => r.status === 'queued' || r.status === 'running'))
-        throw new Error(`runs: ${JSON.stringify(rows.map((r) => r.status))}`);
+        throw new Error(`runs: ${JSON.stringify(rows.map((r) => [r.status, r.input_summary, r.queued_at]))}`);
       const res = await call('GET', `/v1/bi/scheduled-artifacts/${scheduleId}`);
       return res.body.scheduled_artifact as Record<string, any>;
     },
@@ -176,9 +178,20 @@ describe(`scheduled artifacts (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () 
     expect(await bad({ cadence: 'daily', hour: 8, timezone: 'Moon/Base' })).toEqual(['timezone']);
     expect(await bad({ cadence: 'yearly', hour: 8 })).toEqual(['cadence']);
     expect(await bad({ cadence: 'hourly', every: 2 })).toEqual(['every']);
-    expect(await bad({ cadence: 'hourly', target: { type: 'report', id: 'rep_1' } })).toEqual([
-      'target.type',
-    ]);
+    // A target type no BI part has registered yet cannot be scheduled (while one remains).
+    const unschedulable = TARGET_TYPES.find((type) => !SCHEDULE_TARGETS[type]);
+    if (unschedulable) {
+      expect(await bad({ cadence: 'hourly', target: { type: unschedulable, id: 'x_1' } })).toEqual([
+        'target.type',
+      ]);
+    }
+    const missing = await call('POST', '/v1/bi/scheduled-artifacts', {
+      name: 'Missing',
+      target: { type: 'query', id: 'biq_missing' },
+      cadence: 'hourly',
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('resource_not_found');
     expect((await call('GET', '/v1/bi/scheduled-artifacts?limit=100')).body.scheduled_artifacts).toHaveLength(
       before,
     );
@@ -339,5 +352,32 @@ describe(`scheduled artifacts (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () 
       id: mine.id,
     });
     expect(record.body.error.code).toBe('resource_not_found');
+  });
+  // Last: it moves the clock into 2027. The schedules are created now and their next run set to the DST
+  // night (as if created the day before), so no request writes at a far-future time; the sweep and the
+  // job then run there, and the sweep computes the next occurrence across the change.
+  it('runs a local time skipped by spring forward at 03:00, and a repeated one once (Europe/Berlin)', async () => {
+    const berlin = { cadence: 'daily', hour: 2, minute: 30, timezone: 'Europe/Berlin' };
+    const spring = await schedule({ name: 'Berlin 02:30', ...berlin });
+    const autumn = await schedule({ name: 'Berlin 02:30 in autumn', ...berlin });
+    const setNext = (id: string, at: string) =>
+      h.db
+        .updateTable('bi_scheduled_artifacts')
+        .set({ next_run_at: at })
+        .where('workspace_id', '=', ws.id)
+        .where('id', '=', id)
+        .execute();
+    // 28 March 2027: 02:00 CET jumps to 03:00 CEST (01:00Z), the next valid minute for 02:30.
+    await setNext(spring.id, '2027-03-28T01:00:00.000Z');
+    // 31 October 2027: 02:30 happens at 00:30Z (CEST) and again at 01:30Z (CET): it runs once.
+    await setNext(autumn.id, '2027-10-31T00:30:00.000Z');
+    clock.current = new Date('2027-03-28T01:00:00.000Z');
+    expect((await settled(spring.id, 1)).next_run_at).toBe('2027-03-29T00:30:00.000Z'); // 02:30 CEST
+
+    clock.current = new Date('2027-10-31T00:30:00.000Z');
+    expect((await settled(autumn.id, 1)).next_run_at).toBe('2027-11-01T01:30:00.000Z'); // 02:30 CET, next day
+    clock.current = new Date('2027-10-31T01:30:00.000Z'); // the second 02:30: nothing is due
+    await h.worker!.tick();
+    expect(await runsOf(autumn.id)).toHaveLength(1);
   });
 });
