@@ -36,6 +36,7 @@ const expected: Record<string, string[]> = {
   list_bi_runs: ['status', 'trigger', 'run_type'],
   list_bi_metrics: ['status'],
   list_bi_datasets: ['template_key'],
+  list_data_agent_lineage_edges: ['job_id', 'direction'],
 };
 
 const registry = buildRegistry();

@@ -121,6 +121,8 @@ export const createExecutionJob = defineOperation({
   },
 });
 
+const JOB_FILTERS = ['status', 'job_type', 'plane_id'] as const;
+
 export const listExecutionJobs = defineOperation({
   name: 'list_data_agent_execution_jobs',
   module: 'data_agents',
@@ -136,6 +138,11 @@ export const listExecutionJobs = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/data-agents/execution-jobs' },
+  // One filter has its index, and so has a worker's poll (plane_id with status); other pairs check rows.
+  heavy: (input) => {
+    const set = JOB_FILTERS.filter((name) => input[name] !== undefined);
+    return set.length > 1 && !(set.length === 2 && !set.includes('job_type'));
+  },
   responseKey: 'execution_jobs',
   handler: async (ctx, input) => {
     const page = await listJobs(

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { inputFields } from '../../../core/changes.ts';
 import { defineOperation } from '../../../core/define-operation.ts';
 import { validationFailed } from '../../../core/errors.ts';
-import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Enum } from '../../../core/resource-schema.ts';
 import { Strict } from '../../../core/schema.ts';
@@ -96,6 +96,8 @@ export const listLineageEdges = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/data-agents/lineage' },
+  // A walk's fan-out has no bound but its depth, and job_id has no index: both run on the heavy reads.
+  heavy: heavyFilters({ indexed: ['node_type', 'relation'], scans: ['job_id', 'direction'] }),
   responseKey: 'lineage_edges',
   handler: async (ctx, input) => {
     if ((input.node_type === undefined) !== (input.node_id === undefined)) {

@@ -67,6 +67,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       .columns(['workspace_id', column, 'id'])
       .execute();
   }
+  // An external worker's poll: its plane's queued jobs.
+  await db.schema
+    .createIndex('data_agent_execution_jobs_plane_status')
+    .on('data_agent_execution_jobs')
+    .columns(['workspace_id', 'plane_id', 'status', 'id'])
+    .execute();
   await db.schema
     .createIndex('data_agent_execution_jobs_lease')
     .on('data_agent_execution_jobs')
