@@ -296,6 +296,24 @@ describe('agent grid runs', () => {
     expect(listed.body.runs.every((r: any) => r.status === 'completed')).toBe(true);
   });
 
+  it('replay a retried child without counting it twice', async () => {
+    const run = await newRun({ idempotency_key: 'run-1' });
+    const again = await post('/v1/agent-grid/runs', {
+      agent_version_id: agentVersionId,
+      idempotency_key: 'run-1',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.run.id).toBe(run.id);
+    const body = { run_id: run.id, kind: 'compute', units: 2, cost_micros: 10, idempotency_key: 'cost-1' };
+    const first = await post('/v1/agent-grid/cost-events', body);
+    const retried = await post('/v1/agent-grid/cost-events', body);
+    expect([first.status, retried.status]).toEqual([201, 200]);
+    expect(retried.body.cost_event.id).toBe(first.body.cost_event.id);
+    expect((await post('/v1/agent-grid/cost-events', { ...body, cost_micros: 11 })).status).toBe(409);
+    const totals = (await get(`/v1/agent-grid/runs/${run.id}`)).body.run.totals;
+    expect(totals).toMatchObject({ cost_events: 1, cost_micros: 10 });
+  });
+
   it('stay in their workspace', async () => {
     const run = await newRun();
     expect((await get(`/v1/agent-grid/runs/${run.id}`, other.apiKey)).status).toBe(404);
