@@ -133,7 +133,8 @@ export interface OperationSpec<P extends TProperties, H = undefined> {
   handler: (ctx: OperationContext, input: Static<TObject<P>>, heavyRead: H) => Promise<OperationResult>;
   /**
    * For creates whose response carries more than the record (an upload URL, the updated parent): builds
-   * the body of an idempotent replay from the record's current state. Default: {<key>: record}.
+   * the body of an idempotent replay from the record's current state. Default: {<key>: record}. For a
+   * `starts` operation whose body is more than its run, the record is the run.
    */
   replay?: (ctx: OperationContext, record: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }

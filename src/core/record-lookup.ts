@@ -24,7 +24,8 @@ export function recordLookupOperation(
     rest: { method: 'GET', path: `${recordType.collection}/{${idField}}` },
     responseKey: recordType.key,
     handler: async (ctx, input) => {
-      const record = await loadRecord(ctx.db, ctx.workspaceId, recordType, String(input[idField]), ctx.now);
+      const id = String(input[idField]);
+      const record = await loadRecord(ctx.db, ctx.workspaceId, recordType, id, ctx.now, ctx.config.publicUrl);
       if (!record) throw notFound(recordType.type.replace(/_/g, ' '));
       return { body: { [recordType.key]: record } };
     },

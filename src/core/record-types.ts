@@ -24,9 +24,16 @@ export interface RecordType<S extends TObject = TObject> {
   /**
    * Reads the row toResource maps when the resource needs more than its table's row (an Analytics Site
    * shows its keys, kept in a table of their own). Default: the table's row with this ID. hiddenWhen
-   * applies to what it returns.
+   * applies to what it returns. publicUrl is the service's (WOS_PUBLIC_URL), for links it signs (an export's
+   * download URL).
    */
-  load?(db: Kysely<DB>, workspaceId: string, id: string, now: string): Promise<object | undefined>;
+  load?(
+    db: Kysely<DB>,
+    workspaceId: string,
+    id: string,
+    now: string,
+    publicUrl: string,
+  ): Promise<object | undefined>;
   /** The resource schema (resource-schema.ts: Resource()). */
   schema: S;
   /** Maps a row to the API resource; `now` is the call's time, for derived fields such as SLA status. */
@@ -44,9 +51,12 @@ export async function loadRecord(
   recordType: RecordType,
   id: string,
   now: string,
+  publicUrl: string,
 ): Promise<Record<string, unknown> | undefined> {
   if (recordType.load) {
-    const row = (await recordType.load(db, workspaceId, id, now)) as Record<string, unknown> | undefined;
+    const row = (await recordType.load(db, workspaceId, id, now, publicUrl)) as
+      | Record<string, unknown>
+      | undefined;
     if (!row || (recordType.hiddenWhen && row[recordType.hiddenWhen] != null)) return undefined;
     return recordType.toResource(row, { now }) as Record<string, unknown>;
   }

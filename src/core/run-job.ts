@@ -9,6 +9,7 @@
 //   still running at the abort is killed) and the work checks its signal between steps.
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { Dialect } from '../db/database.ts';
 import type { DB, RunsTable } from '../db/tables.ts';
 import { type Job, type JobDefinition, type JobEnv, JobTimeoutError } from '../jobs/types.ts';
@@ -33,6 +34,8 @@ export interface RunWorkContext {
    */
   reads: Kysely<DB>;
   dialect: Dialect;
+  /** The service's configuration (where asset storage lives, the public URL). */
+  config: Config;
   /** Aborted on timeout, cancel or node stop: check it between steps (signal.throwIfAborted()). */
   signal: AbortSignal;
   logger: Logger;
@@ -126,6 +129,7 @@ async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: J
     db,
     reads: env.dialect === 'postgres' ? db : pipeline.database.heavyUntil(signal),
     dialect: env.dialect,
+    config: env.config,
     signal,
     logger: env.logger,
     call: async (tool, input, options = {}) => {

@@ -252,7 +252,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       },
       requireRecord: async (type, id) => {
         const recordType = deps.registry.recordTypes.get(type);
-        const record = recordType && (await loadRecord(executor, workspace.id, recordType, id, nowIso));
+        const record =
+          recordType &&
+          (await loadRecord(executor, workspace.id, recordType, id, nowIso, deps.config.publicUrl));
         if (!record) throw notFound(type.replace(/_/g, ' '));
         return record;
       },
@@ -286,10 +288,19 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         });
         if (outcome.state === 'replay' && op.starts) {
           const run = toRunResource(await requireRun(trx, workspace.id, outcome.resourceId));
-          result = { body: { [op.responseKey]: run }, createdId: run.id };
+          // A start whose body is more than its run (the export it made) rebuilds it with op.replay.
+          const body = op.replay ? await op.replay(ctx, run) : { [op.responseKey]: run };
+          result = { body, createdId: run.id };
           replayed = true;
         } else if (outcome.state === 'replay') {
-          const record = await loadRecord(trx, workspace.id, creates!, outcome.resourceId, nowIso);
+          const record = await loadRecord(
+            trx,
+            workspace.id,
+            creates!,
+            outcome.resourceId,
+            nowIso,
+            deps.config.publicUrl,
+          );
           if (!record) throw notFound(creates!.type);
           const body = op.replay ? await op.replay(ctx, record) : { [creates!.key]: record };
           result = { body, createdId: outcome.resourceId };
