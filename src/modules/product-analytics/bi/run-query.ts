@@ -142,9 +142,10 @@ export async function* streamQueryRows(
 /** Keys strictly after `values` in ascending order with nulls first (a null key sorts before any value). */
 function after(exprs: Parameters<typeof sql.join>[0], values: unknown[]) {
   const build = (i: number): ReturnType<typeof sql> => {
-    if (i === exprs.length) return sql`1 = 0`;
     const e = exprs[i];
     const v = values[i];
+    // The last key alone: a plain range an index on it can serve.
+    if (i === exprs.length - 1) return v === null ? sql`${e} is not null` : sql`${e} > ${v}`;
     return v === null
       ? sql`(${e} is not null or (${e} is null and ${build(i + 1)}))`
       : sql`(${e} > ${v} or (${e} = ${v} and ${build(i + 1)}))`;
