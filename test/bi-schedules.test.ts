@@ -323,6 +323,29 @@ describe(`scheduled artifacts (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () 
     expect(after.next_run_at).toBe(new Date(Date.parse(owned.next_run_at) + HOUR).toISOString());
   });
 
+  it('leaves the schedules of a deleted workspace alone', async () => {
+    const gone = await h.workspace('Deleted later');
+    const query = await savedQuery(gone);
+    const created = await call(
+      'POST',
+      '/v1/bi/scheduled-artifacts',
+      { name: 'Orphan', target: { type: 'query', id: query.query.id }, cadence: 'hourly' },
+      gone.apiKey,
+    );
+    expect(created.status, created.text).toBe(201);
+    expect((await h.admin('DELETE', `/workspaces/${gone.id}`)).status).toBeLessThan(300);
+    clock.current = new Date(created.body.scheduled_artifact.next_run_at);
+    await h.worker!.tick();
+    await h.worker!.tick();
+    const runs = await h.db
+      .selectFrom('runs')
+      .select('id')
+      .where('workspace_id', '=', gone.id)
+      .where('trigger', '=', 'schedule')
+      .execute();
+    expect(runs).toEqual([]);
+  });
+
   it('never runs a paused schedule', async () => {
     const paused = await schedule({ name: 'Paused', cadence: 'hourly', minute: 0, status: 'paused' });
     expect(paused.next_run_at).toBeNull();

@@ -127,15 +127,24 @@ export async function updateScheduleRow(
     .execute();
 }
 
-/** Active, live schedules whose next occurrence is at or before `now`, across workspaces, oldest first. */
-export function dueSchedules(db: Kysely<DB>, now: string, limit: number) {
+/**
+ * Active, live schedules whose next occurrence is at or before `now`, across workspaces, oldest first. A
+ * deleted workspace's schedules are left out: they would fail every period and hold places in the batch.
+ */
+export function dueSchedules(
+  db: Kysely<DB>,
+  now: string,
+  limit: number,
+): Promise<BiScheduledArtifactsTable[]> {
   return db
-    .selectFrom('bi_scheduled_artifacts')
-    .selectAll()
-    .where('status', '=', 'active')
-    .where('next_run_at', '<=', now)
-    .where('archived_at', 'is', null)
-    .orderBy('next_run_at')
+    .selectFrom('bi_scheduled_artifacts as s')
+    .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+    .selectAll('s')
+    .where('s.status', '=', 'active')
+    .where('s.next_run_at', '<=', now)
+    .where('s.archived_at', 'is', null)
+    .where('w.deleted_at', 'is', null)
+    .orderBy('s.next_run_at')
     .limit(limit)
     .execute();
 }
