@@ -91,6 +91,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Time ranges of the templates: deals and tickets by created_at (call events already have theirs).
   await db.schema.createIndex('deals_created').on('deals').columns(['workspace_id', 'created_at']).execute();
+  // crm_pipeline's default query (value per stage and currency) reads this index alone, not the deals.
+  await db.schema
+    .createIndex('deals_stage_value')
+    .on('deals')
+    .columns(['workspace_id', 'stage_key', 'currency', 'amount_cents'])
+    .execute();
   await db.schema
     .createIndex('support_tickets_created')
     .on('support_tickets')
