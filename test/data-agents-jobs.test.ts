@@ -92,6 +92,12 @@ describe(`execution planes and jobs (${usingPostgres ? 'PostgreSQL' : 'SQLite'})
       input: { dataset_key: 'crm_pipeline', extra: 1 },
     });
     expect(unknownField.body.error.field_errors[0].field).toBe('input.extra');
+    const unknownDataset = await call('POST', '/v1/data-agents/execution-jobs', {
+      job_type: 'bi_query',
+      input: { query: { dataset_key: 'no_such_dataset' } },
+    });
+    expect(unknownDataset.status).toBe(400);
+    expect(unknownDataset.body.error.field_errors[0].field).toBe('input.query.dataset_key');
     const writeTool = await call('POST', '/v1/data-agents/execution-jobs', {
       job_type: 'custom',
       input: { steps: [{ tool: 'create_task', arguments: { title: 'x' } }] },
@@ -256,7 +262,7 @@ describe(`execution planes and jobs (${usingPostgres ? 'PostgreSQL' : 'SQLite'})
     const job = await createJob({
       job_type: 'bi_query',
       plane_id: plane.id,
-      input: { query: { dataset: 'crm_pipeline' } },
+      input: { query: { dataset_key: 'crm_pipeline', dimensions: ['stage_key'] } },
     });
     // A draft cannot be claimed; it is dispatched first.
     const early = await report(job.id, { status: 'running', worker_id: 'w1' });

@@ -144,6 +144,13 @@ describe(`lineage edges (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
       to: { type: 'execution_job', id: mine.id },
     });
     expect(badType.body.error.field_errors[0].field).toBe('from.type');
+    const noDataset = await call('POST', '/v1/data-agents/lineage', {
+      from: { type: 'execution_job', id: mine.id },
+      relation: 'reads',
+      to: { type: 'bi_dataset', id: 'no_such_dataset' },
+    });
+    expect(noDataset.status).toBe(400);
+    expect(noDataset.body.error.field_errors[0].field).toBe('to.id');
     const selfLoop = await call('POST', '/v1/data-agents/lineage', {
       from: { type: 'execution_job', id: mine.id },
       relation: 'reads',

@@ -6,28 +6,22 @@ import type { OperationContext } from '../../../core/context.ts';
 import { type FieldError, validationFailed } from '../../../core/errors.ts';
 import { Enum } from '../../../core/resource-schema.ts';
 import { type CompiledSchema, compileSchema, MapOf, Strict, toFieldErrors } from '../../../core/schema.ts';
+import { resolveDataset } from '../../product-analytics/bi/bi-store.ts';
+import { DatasetKey, QueryDefinitionSchema } from '../../product-analytics/bi/query-definition.ts';
 import type { JobType } from './job-schemas.ts';
 import { checkNodes, nodeRefInput } from './lineage-nodes.ts';
 import { KNOWLEDGE_KINDS } from './records-schemas.ts';
 
-const datasetKey = Type.String({
-  pattern: '^[a-z][a-z0-9_]{0,99}$',
-  description: 'A BI template key or custom dataset key (content_performance, crm_pipeline, ...).',
-});
-const queryDefinition = MapOf(Type.Unknown(), {
-  description: 'A run_bi_query definition: dataset, dimensions, measures, filters, time range, sort, limit.',
-});
-
 export const MAX_CUSTOM_STEPS = 10;
 
 export const JOB_INPUTS: Record<JobType, TObject> = {
-  bi_query: Strict({ query: queryDefinition }),
+  bi_query: Strict({ query: QueryDefinitionSchema }),
   dataset_snapshot: Strict({
-    dataset_key: datasetKey,
+    dataset_key: DatasetKey,
     description: Type.Optional(Type.String({ maxLength: 2000 })),
   }),
   insight_generation: Strict({
-    query: queryDefinition,
+    query: QueryDefinitionSchema,
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   }),
   knowledge_build: Strict({
@@ -76,6 +70,12 @@ export async function checkJobInput(
   const schema = compiled.get(jobType) ?? compileSchema(JOB_INPUTS[jobType]);
   compiled.set(jobType, schema);
   if (!schema.strict(input)) throw validationFailed(prefixed(toFieldErrors(schema.strict.errors), 'input'));
+  // The dataset a BI job names is a template or a dataset of this workspace (validation_failed otherwise).
+  const query = input.query as { dataset_key?: string } | undefined;
+  if (query?.dataset_key)
+    await resolveDataset(ctx.db, ctx.workspaceId, query.dataset_key, 'input.query.dataset_key');
+  if (typeof input.dataset_key === 'string')
+    await resolveDataset(ctx.db, ctx.workspaceId, input.dataset_key, 'input.dataset_key');
   if (jobType === 'custom') checkSteps(ctx, (input.steps ?? []) as { tool: string; arguments?: object }[]);
   if (jobType === 'knowledge_build') {
     if (input.content === undefined && input.from_job_ids === undefined) {

@@ -6,6 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../../core/context.ts';
 import { validationFailed } from '../../../core/errors.ts';
 import { Strict } from '../../../core/schema.ts';
+import { resolveDataset } from '../../product-analytics/bi/bi-store.ts';
 import { type LineageRelation, NODE_TYPE_PATTERN, type NodeType } from './job-schemas.ts';
 
 export const nodeRefInput = (description?: string) =>
@@ -43,17 +44,14 @@ export function recordTypeOf(type: string): string | undefined {
   return RECORD_TYPE_OF[type as keyof typeof RECORD_TYPE_OF];
 }
 
-const DATASET_KEY = /^[a-z][a-z0-9_]{0,99}$/;
-
-/** Every node exists in this workspace (resource_not_found) or is a well-formed key (validation_failed). */
+/** Every node exists in this workspace (resource_not_found); a bi_dataset is a template or a dataset here. */
 export async function checkNodes(
   ctx: OperationContext,
   nodes: readonly { field: string; ref: NodeRef }[],
 ): Promise<void> {
   for (const { field, ref } of nodes) {
     if (ref.type === 'bi_dataset') {
-      if (!DATASET_KEY.test(ref.id))
-        throw validationFailed([{ field: `${field}.id`, message: 'is not a dataset key (a-z, 0-9, _)' }]);
+      await resolveDataset(ctx.db, ctx.workspaceId, ref.id, `${field}.id`);
       continue;
     }
     const recordType = recordTypeOf(ref.type)!;
