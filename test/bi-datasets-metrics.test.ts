@@ -204,7 +204,10 @@ describe('BI datasets and metrics', () => {
       measures: [{ metric: 'early_open', as: 'open_early' }, { aggregate: 'count' }],
     });
     expect(run.body.result.rows).toEqual([{ open_early: 3, count: 6 }]);
-    const record = await h.callTool(a.mcpToken, 'get_record', { type: 'bi_metric', id: created.body.metric.id });
+    const record = await h.callTool(a.mcpToken, 'get_record', {
+      type: 'bi_metric',
+      id: created.body.metric.id,
+    });
     expect(record.body.record).toMatchObject({ key: 'early_open', status: 'draft' });
     const listed = await h.callTool(a.mcpToken, 'list_bi_metrics', { status: 'draft' });
     expect(listed.body.metrics.map((m: { key: string }) => m.key)).toEqual(['early_open']);
