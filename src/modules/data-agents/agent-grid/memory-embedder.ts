@@ -54,7 +54,7 @@ export async function upsertMemoryDocument(
   collection: VectorCollectionsTable,
   vector: Buffer,
   now: string,
-): Promise<void> {
+): Promise<number> {
   const exists = (await existingDocumentIds(db, memory.workspace_id, collection.id, [memory.id])).size > 0;
   const { version } = await nextVersion(db, memory.workspace_id, collection.id, exists ? 0 : 1, now);
   const metadata: Record<string, string | number> = {
@@ -78,6 +78,43 @@ export async function upsertMemoryDocument(
       updated_at: now,
     },
   ]);
+  return version;
+}
+
+/** The collection's side of a memory document written in a call: its audit and vector_documents.upserted. */
+function documentWritten(collection: VectorCollectionsTable, memoryId: string, version: number) {
+  return {
+    audit: {
+      targetType: 'vector_collection',
+      targetId: collection.id,
+      action: 'upsert_documents',
+      changedFields: ['documents'],
+    },
+    event: {
+      name: 'vector_documents.upserted',
+      targetType: 'vector_collection',
+      targetId: collection.id,
+      data: {
+        collection_id: collection.id,
+        collection_key: collection.key,
+        document_ids: [memoryId],
+        version,
+      },
+    },
+  };
+}
+
+/** upsertMemoryDocument in a call, with the collection's audit event and domain event. */
+export async function writeMemoryDocument(
+  ctx: OperationContext,
+  memory: AgentMemoriesTable,
+  collection: VectorCollectionsTable,
+  vector: Buffer,
+): Promise<void> {
+  const version = await upsertMemoryDocument(ctx.db, memory, collection, vector, ctx.now);
+  const { audit, event } = documentWritten(collection, memory.id, version);
+  ctx.audit(audit);
+  ctx.emit(event);
 }
 
 /**
@@ -93,7 +130,7 @@ export async function embedNow(
 ): Promise<Partial<AgentMemoryEmbeddingsTable>> {
   if (collection.embedder === 'builtin') {
     const vector = encodeVector(Array.from(builtinEmbedding(memory.content, Number(collection.dimension))));
-    await upsertMemoryDocument(ctx.db, memory, collection, vector, ctx.now);
+    await writeMemoryDocument(ctx, memory, collection, vector);
     return {
       vector,
       content_sha256: memory.content_sha256,
@@ -146,7 +183,8 @@ async function settle(
           };
     await updateEmbeddingRow(trx, row.workspace_id, row.id, set);
     const collection = await vectorCollectionOf(trx, row.workspace_id, row.collection_key);
-    if (set.vector && collection) await upsertMemoryDocument(trx, memory, collection, set.vector, now);
+    const version =
+      set.vector && collection && (await upsertMemoryDocument(trx, memory, collection, set.vector, now));
     const write = systemWrite({
       workspaceId: row.workspace_id,
       occurredAt: now,
@@ -155,12 +193,14 @@ async function settle(
       defaultAction: 'update',
       causedBy: row.id,
     });
+    const document = collection && version ? documentWritten(collection, memory.id, version) : undefined;
     await insertAuditEvents(trx, [
       auditRow(write, {
         targetType: 'agent_memory_embedding',
         targetId: row.id,
         changedFields: Object.keys(set).filter((f) => f !== 'updated_at' && f !== 'content_sha256'),
       }),
+      ...(document ? [auditRow(write, document.audit)] : []),
     ]);
     const data = toEmbedding({ ...current, ...set }, false);
     await insertOutboxEvents(trx, [
@@ -170,6 +210,7 @@ async function settle(
         targetId: row.id,
         data,
       }),
+      ...(document ? [outboxRow(row.workspace_id, write.requestId, now, document.event)] : []),
     ]);
   });
 }

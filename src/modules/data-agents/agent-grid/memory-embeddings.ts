@@ -14,8 +14,8 @@ import type { AgentMemoryEmbeddingsTable } from './agent-grid-tables.ts';
 import {
   checkCollectionDimension,
   embedNow,
-  upsertMemoryDocument,
   vectorCollectionOf,
+  writeMemoryDocument,
 } from './memory-embedder.ts';
 import {
   encodeVector,
@@ -104,7 +104,7 @@ export const createAgentMemoryEmbedding = defineOperation({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    if (collection && row.vector) await upsertMemoryDocument(ctx.db, memory, collection, row.vector, ctx.now);
+    if (collection && row.vector) await writeMemoryDocument(ctx, memory, collection, row.vector);
     else if (collection) row = { ...row, ...(await embedNow(ctx, memory, collection, row)) };
     await uniquely(
       () => insertEmbedding(ctx.db, row),
@@ -215,7 +215,7 @@ export const updateAgentMemoryEmbedding = defineOperation({
     // The ready vector is also the vector collection's document of the memory (memory-embedder.ts).
     const collection = set.vector && (await vectorCollectionOf(ctx.db, ctx.workspaceId, row.collection_key));
     if (collection && memory && set.vector) {
-      await upsertMemoryDocument(ctx.db, memory, collection, set.vector, ctx.now);
+      await writeMemoryDocument(ctx, memory, collection, set.vector);
     }
     ctx.audit({
       targetType: 'agent_memory_embedding',
