@@ -268,6 +268,13 @@ describe(`execution planes and jobs (${usingPostgres ? 'PostgreSQL' : 'SQLite'})
     const early = await report(job.id, { status: 'running', worker_id: 'w1' });
     expect(early.status).toBe(409);
     expect(early.body.error.message).toContain('is draft');
+    // An inactive plane takes no dispatch; active again, it does.
+    const off = await call('PATCH', `/v1/data-agents/execution-planes/${plane.id}`, { status: 'inactive' });
+    expect(off.body.execution_plane).toMatchObject({ status: 'inactive', lease_seconds: 60 });
+    const refused = await tool('dispatch_data_agent_execution_job', { job_id: job.id });
+    expect(refused.body.error.code).toBe('conflict');
+    expect(refused.body.error.message).toContain('inactive');
+    await call('PATCH', `/v1/data-agents/execution-planes/${plane.id}`, { status: 'active' });
     const queued = await dispatch(job.id);
     expect(queued).toMatchObject({ status: 'queued', run_id: null });
     expect(
