@@ -380,6 +380,21 @@ describe(`execution planes and jobs (${usingPostgres ? 'PostgreSQL' : 'SQLite'})
     expect(forbidden.body.error.required_scope).toBe('data_agents:execute');
   });
 
+  it('lets exactly one of several workers claiming at once win; the others get 409', async () => {
+    const plane = (
+      await call('POST', '/v1/data-agents/execution-planes', { name: 'Crowded', capabilities: ['custom'] })
+    ).body.execution_plane;
+    const job = await createJob({ job_type: 'custom', plane_id: plane.id });
+    await dispatch(job.id);
+    const claims = await Promise.all(
+      ['w1', 'w2', 'w3', 'w4'].map((worker) => report(job.id, { status: 'running', worker_id: worker })),
+    );
+    expect(claims.map((c) => c.status).sort()).toEqual([200, 409, 409, 409]);
+    const winner = claims.find((c) => c.status === 200)!.body.execution_job;
+    expect(winner.attempts).toBe(1);
+    expect((await details(job.id)).execution_job.worker_id).toBe(winner.worker_id);
+  });
+
   it('re-queues a job whose claim lapsed while attempts remain, then fails it', async () => {
     const plane = (
       await call('POST', '/v1/data-agents/execution-planes', {
