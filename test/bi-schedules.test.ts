@@ -323,6 +323,29 @@ describe(`scheduled artifacts (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () 
     expect(after.next_run_at).toBe(new Date(Date.parse(owned.next_run_at) + HOUR).toISOString());
   });
 
+  it('fails the run when its target was archived since, as the owner’s own read would', async () => {
+    const query = await savedQuery(ws);
+    const res = await call('POST', '/v1/bi/scheduled-artifacts', {
+      name: 'Target archived later',
+      target: { type: 'query', id: query.query.id },
+      cadence: 'hourly',
+      minute: 20,
+    });
+    expect(res.status, res.text).toBe(201);
+    const scheduled = res.body.scheduled_artifact;
+    // What archive_bi_object does to a saved query.
+    await h.db
+      .updateTable('bi_queries')
+      .set({ archived_at: clock.now().toISOString() })
+      .where('workspace_id', '=', ws.id)
+      .where('id', '=', query.query.id)
+      .execute();
+    clock.current = new Date(scheduled.next_run_at);
+    const after = await settled(scheduled.id, 1);
+    expect(after.last_status).toBe('failed');
+    expect(after.last_error.code).toBe('resource_not_found');
+  });
+
   it('leaves the schedules of a deleted workspace alone', async () => {
     const gone = await h.workspace('Deleted later');
     const query = await savedQuery(gone);
