@@ -72,6 +72,21 @@ describe('daily rules across daylight saving', () => {
     ]);
   });
 
+  it('finds the next valid minute when the gap is at midnight, or a whole day (Havana 2027, Apia 2011)', () => {
+    // America/Havana, 14 March 2027: 00:00 CST jumps to 01:00 CDT.
+    const havana = { cadence: 'daily', hour: 0, minute: 15, timezone: 'America/Havana' };
+    expect(occurrences(havana, '2027-03-13T12:00:00Z', 2)).toEqual([
+      '2027-03-14T05:00:00.000Z', // 01:00 CDT
+      '2027-03-15T04:15:00.000Z',
+    ]);
+    // Pacific/Apia skipped 30 December 2011 entirely: its 10:00 runs at the first minute of the 31st.
+    const apia = { cadence: 'daily', hour: 10, minute: 0, timezone: 'Pacific/Apia' };
+    expect(occurrences(apia, '2011-12-29T21:00:00Z', 2)).toEqual([
+      '2011-12-30T10:00:00.000Z', // 31 December 00:00
+      '2011-12-30T20:00:00.000Z', // 31 December 10:00
+    ]);
+  });
+
   it('runs exactly once a day for a whole year, at the local time except the skipped one', () => {
     const runs = occurrences(berlin(2, 30), '2026-12-31T12:00:00Z', 365);
     expect(new Set(runs).size).toBe(365);
