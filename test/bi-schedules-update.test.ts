@@ -4,6 +4,7 @@
 // and an archived schedule leaving reads and the scheduler.
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODULES } from '../src/core/catalogue.ts';
 import { defineOperation } from '../src/core/define-operation.ts';
 import { Strict } from '../src/core/schema.ts';
 import { moduleList } from '../src/modules/module-list.ts';
@@ -51,14 +52,18 @@ const archiveForTest = defineOperation({
   }),
 });
 
-const registry = () =>
-  buildRegistry(
+// The catalogue is imported first, as the app's own imports do: it loads the module list, whose modules
+// import the catalogue back.
+const registry = () => {
+  expect(MODULES).toContain('product_analytics_bi');
+  return buildRegistry(
     moduleList.map((m) =>
       m.name === 'product_analytics_bi'
         ? { ...m, operations: [...m.operations, updateForTest, archiveForTest] }
         : m,
     ) as never,
   );
+};
 
 const HOUR = 3_600_000;
 const clock = new MutableClock(new Date('2026-11-21T12:00:00.000Z'));
