@@ -59,7 +59,8 @@ function serially<T>(entry: IndexEntry, work: () => Promise<T> | T): Promise<T> 
 }
 
 function put(entry: IndexEntry, doc: ScannedDocument): void {
-  if (!doc.vector) return;
+  // Without a vector (replaced by text whose external embedding is pending or failed) it is not searchable.
+  if (!doc.vector) return remove(entry, doc.id);
   let label = entry.labels.get(doc.id);
   const fresh = label === undefined;
   if (fresh) {
@@ -209,6 +210,10 @@ export async function searchIndex(
   });
 }
 
+/** Candidates fetched without the filter at most; a filter that needs more is served by scoring its matches. */
+const MAX_OVERFETCH = 1000;
+const SAMPLE = 2000;
+
 function searchEntry(
   entry: IndexEntry,
   query: number[],
@@ -220,24 +225,47 @@ function searchEntry(
   const accept = matcher
     ? (label: number) => entry.metadata[label] !== undefined && matcher(entry.metadata[label]!)
     : undefined;
-  const run = (ef: number) => {
-    entry.graph.setEf(Math.max(ef, k));
-    const result = entry.graph.searchKnn(query, k, accept);
+  const run = (n: number, ef: number, filter?: (label: number) => boolean) => {
+    entry.graph.setEf(Math.max(ef, n));
+    const result = entry.graph.searchKnn(query, n, filter);
     return result.neighbors.map((label, i) => ({
-      id: entry.ids[label]!,
+      label,
       score: toScore(entry.target.metric, result.distances[i]!),
     }));
   };
-  let hits = run(Math.max(64, 2 * k));
-  if (hits.length >= k || !accept) return hits;
-  // The filter left fewer than k: count the matches, then widen the beam or score every match.
-  const matching: number[] = [];
-  for (let label = 0; label < entry.ids.length; label++) if (accept(label)) matching.push(label);
-  if (hits.length >= matching.length) return hits;
-  if (matching.length > 20 * k) {
-    hits = run(Math.min(matching.length, 16 * Math.max(64, k)));
-    if (hits.length >= Math.min(k, matching.length)) return hits;
+  const toHits = (found: { label: number; score: number }[]) =>
+    found.slice(0, k).map(({ label, score }) => ({ id: entry.ids[label]!, score }));
+  if (!accept) return toHits(run(k, Math.max(64, 2 * k)));
+  // A filtered search over-fetches: the share of documents the filter keeps is estimated on a sample, and
+  // about 3/share x k nearest neighbours are fetched without it, then filtered. (hnswlib's filtered
+  // traversal alone lost recall: 0.86 at a 10% filter on 100k vectors.)
+  const slots = entry.ids.length;
+  const stride = Math.max(1, Math.floor(slots / SAMPLE));
+  let sampled = 0;
+  let kept = 0;
+  for (let label = 0; label < slots; label += stride) {
+    if (entry.metadata[label] === undefined) continue;
+    sampled++;
+    if (accept(label)) kept++;
   }
+  const share = sampled ? kept / sampled : 0;
+  const wanted = share > 0 ? Math.ceil((3 * k) / share) : Number.POSITIVE_INFINITY;
+  if (wanted <= MAX_OVERFETCH) {
+    // Both the over-fetch and a filtered traversal: the first misses matches far from the query when the
+    // filter keeps another region (metadata correlated with position), the second loses recall when the
+    // matches are scattered; their union, best first, serves both.
+    const n = Math.min(wanted, entry.live);
+    const best = new Map<number, number>();
+    for (const hit of run(n, n)) if (accept(hit.label)) best.set(hit.label, hit.score);
+    for (const hit of run(k, Math.max(128, 4 * k), accept)) best.set(hit.label, hit.score);
+    if (best.size >= k) {
+      const merged = [...best].map(([label, score]) => ({ label, score })).sort((a, b) => b.score - a.score);
+      return toHits(merged);
+    }
+  }
+  // Few documents match (or the over-fetch fell short): find them all and score each exactly.
+  const matching: number[] = [];
+  for (let label = 0; label < slots; label++) if (accept(label)) matching.push(label);
   return bruteForce(entry, query, k, matching);
 }
 

@@ -192,7 +192,8 @@ export async function scanDocuments(
     .$if(options.withVectors, (q) => q.select('vector'))
     .where('workspace_id', '=', workspaceId)
     .where('collection_id', '=', collectionId);
-  if (options.withVectors) query = query.where('status', '=', 'ready');
+  // A catch-up (sinceVersion) also needs documents that lost their vector (replaced by pending text).
+  if (options.withVectors && options.sinceVersion === undefined) query = query.where('status', '=', 'ready');
   if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
   if (options.sinceVersion !== undefined) query = query.where('version', '>', options.sinceVersion);
   const rows = await query.orderBy('id').limit(options.limit).execute();
