@@ -1,5 +1,6 @@
 // Row types of Custom BI's tables (migration 0016; merged into DB through the product_analytics_bi module).
 // JSON columns hold text; timestamps are ISO 8601 UTC strings; created_by is the creating credential's ID.
+import type { BiExportsTable } from './export-tables.ts';
 import type { BiScheduledArtifactsTable } from './schedule-tables.ts';
 
 /** A custom dataset: a governed subset of a template (columns, fixed filters, descriptions). */
@@ -87,4 +88,5 @@ export interface BiTables {
   bi_queries: BiQueriesTable;
   bi_metrics: BiMetricsTable;
   bi_run_details: BiRunDetailsTable;
+  bi_exports: BiExportsTable;
 }
