@@ -128,6 +128,17 @@ describe('memories in a vector collection', () => {
       text: 'Ada now wants invoices by post',
     });
 
+    // Archived, the memory leaves the collection; active again, it is back.
+    await patch(`/v1/agent-grid/memories/${memory.id}`, { status: 'archived' });
+    expect((await search('invoices post')).results.map((r: any) => r.id)).not.toContain(memory.id);
+    await patch(`/v1/agent-grid/memories/${memory.id}`, { content: 'Ada wants invoices by post, archived' });
+    expect((await search('invoices post')).results.map((r: any) => r.id)).not.toContain(memory.id);
+    await patch(`/v1/agent-grid/memories/${memory.id}`, { status: 'active' });
+    expect((await search('invoices post')).results[0]).toMatchObject({
+      id: memory.id,
+      text: 'Ada wants invoices by post, archived',
+    });
+
     // A caller's vector for a vector collection must have its dimension.
     const wrong = await post('/v1/agent-grid/memory-embeddings', {
       memory_id: memory.id,

@@ -20,6 +20,7 @@ import { agentStatuses, MemorySchema, memoryScopes } from './agent-grid-schemas.
 import { idInput, metadataInput } from './agent-grid-shared.ts';
 import type { AgentMemoriesTable, AgentMemoryEmbeddingsTable, MemoryScope } from './agent-grid-tables.ts';
 import { findAgent } from './agent-store.ts';
+import { syncMemoryDocuments } from './memory-documents.ts';
 import { embedNow, vectorCollectionOf } from './memory-embedder.ts';
 import {
   embeddingsOfMemory,
@@ -204,7 +205,7 @@ export const updateAgentMemory = defineOperation({
   kind: 'update',
   summary: 'Edit or archive a memory',
   description:
-    "Changes a memory's content, importance, expiry (null: never), status (archived: left out of lists) or metadata (merged). New content keeps its embeddings in step: in a collection with the builtin embedder they are re-embedded in the same call, with an external one they go stale and a job re-embeds them, others go stale (send a new vector with update_agent_memory_embedding). Emits agent_memory.updated, and agent_memory_embedding.updated for each embedding changed.",
+    "Changes a memory's content, importance, expiry (null: never), status (archived: left out of lists and removed from vector collections; active again: written back) or metadata (merged). New content keeps its embeddings in step: in a collection with the builtin embedder they are re-embedded in the same call, with an external one they go stale and a job re-embeds them, others go stale (send a new vector with update_agent_memory_embedding). Emits agent_memory.updated, and agent_memory_embedding.updated for each embedding changed.",
   input: Strict({
     memory_id: idInput(),
     content: Type.Optional(contentInput),
@@ -237,6 +238,7 @@ export const updateAgentMemory = defineOperation({
     if (changes.content !== undefined) set.content_sha256 = sha256Hex(changes.content);
     await updateMemoryRow(ctx.db, ctx.workspaceId, row.id, set);
     if (set.content_sha256) await refreshEmbeddings(ctx, { ...row, ...set });
+    if (set.status) await syncMemoryDocuments(ctx, { ...row, ...set });
     const memory = toMemory({ ...row, ...set });
     ctx.audit({ targetType: 'agent_memory', targetId: row.id, changedFields: changed });
     ctx.emit({ name: 'agent_memory.updated', targetType: 'agent_memory', targetId: row.id, data: memory });

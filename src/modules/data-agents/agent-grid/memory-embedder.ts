@@ -111,6 +111,7 @@ export async function writeMemoryDocument(
   collection: VectorCollectionsTable,
   vector: Buffer,
 ): Promise<void> {
+  if (memory.status !== 'active') return; // an archived memory has no documents (memory-documents.ts)
   const version = await upsertMemoryDocument(ctx.db, memory, collection, vector, ctx.now);
   const { audit, event } = documentWritten(collection, memory.id, version);
   ctx.audit(audit);
@@ -184,7 +185,10 @@ async function settle(
     await updateEmbeddingRow(trx, row.workspace_id, row.id, set);
     const collection = await vectorCollectionOf(trx, row.workspace_id, row.collection_key);
     const version =
-      set.vector && collection && (await upsertMemoryDocument(trx, memory, collection, set.vector, now));
+      set.vector &&
+      collection &&
+      memory.status === 'active' &&
+      (await upsertMemoryDocument(trx, memory, collection, set.vector, now));
     const write = systemWrite({
       workspaceId: row.workspace_id,
       occurredAt: now,
