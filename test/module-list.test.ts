@@ -31,6 +31,8 @@ const RELEASED = [
   '0019-data-agents-jobs',
   '0020-data-agents-records',
   '0021-bi-schedules',
+  '0022-bi-objects',
+  '0023-bi-exports',
 ];
 
 const noop = { up: async () => {} };

@@ -1,12 +1,20 @@
+import type { Kysely } from 'kysely';
 import { defineOperation, type OperationDefinition } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageRequest } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
+import type { DB } from '../../db/tables.ts';
 import { getAppEventObject } from './app-event-object.ts';
 import { getAppEventTimeseries } from './app-event-timeseries.ts';
-import { iso, resolveWindow, type Window, windowText } from './app-event-window.ts';
+import { iso, resolveWindow, type Window, type WindowName, windowText } from './app-event-window.ts';
 import { GroupedBody, GroupedInput } from './object-analytics-schemas.ts';
-import { objectKeyText, type RankAfter, rankObjects } from './object-analytics-store.ts';
+import {
+  type ObjectFilters,
+  objectKeyText,
+  type RankAfter,
+  type RankSort,
+  rankObjects,
+} from './object-analytics-store.ts';
 import { countsByEventName, uniqueActors } from './object-page-store.ts';
 import { rankFromSnapshot } from './object-window-read.ts';
 
@@ -43,6 +51,48 @@ function readCursor(filters: Record<string, unknown>, cursor: string, sort: 'eve
   return { window, after };
 }
 
+/**
+ * One page of grouped rows over a resolved window: `limit` objects (ranked holds one more when another page
+ * exists). Insight views with an Object Analytics source refresh through it.
+ */
+export async function objectAnalyticsRows(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: ObjectFilters & { window?: WindowName },
+  window: Window,
+  options: { sort: RankSort; after?: RankAfter; limit: number },
+) {
+  const { sort, after, limit } = options;
+  const text = windowText(window);
+  // A 7d/30d/90d window reads the hourly snapshot plus the hours at its edges (exact); others group rollups.
+  const ranked =
+    (await rankFromSnapshot(db, workspaceId, filters, window, sort, after, limit + 1)) ??
+    (await rankObjects(db, workspaceId, filters, text, sort, after, limit + 1));
+  const page = ranked.slice(0, limit);
+  const [counts, actors] = await Promise.all([
+    countsByEventName(db, workspaceId, page, filters.event_name, text),
+    uniqueActors(db, workspaceId, page, text),
+  ]);
+  const objects = page.map((row) => {
+    const byName = counts.get(objectKeyText(row)) ?? [];
+    const firstSeen = byName.reduce<string | undefined>(
+      (first, { first_seen }) => (first === undefined || first_seen < first ? first_seen : first),
+      undefined,
+    );
+    return {
+      app: row.app,
+      object_type: row.object_type,
+      object_id: row.object_id,
+      events: row.events,
+      unique_actors: actors.get(objectKeyText(row)) ?? 0,
+      first_seen: firstSeen ?? row.last_seen,
+      last_seen: row.last_seen,
+      top_events: byName.slice(0, 5).map(({ event_name, events }) => ({ event_name, events })),
+    };
+  });
+  return { objects, ranked };
+}
+
 export const queryObjectAnalytics = defineOperation({
   name: NAME,
   module: 'product_analytics_bi',
@@ -66,32 +116,12 @@ export const queryObjectAnalytics = defineOperation({
     const window = cursor?.window ?? resolveWindow(input, ctx.now);
     const text = windowText(window);
     const limit = request.limit ?? DEFAULT_PAGE_SIZE;
-    // A 7d/30d/90d window reads the hourly snapshot plus the hours at its edges (exact); others group rollups.
-    const ranked =
-      (await rankFromSnapshot(ctx.db, ctx.workspaceId, input, window, sort, cursor?.after, limit + 1)) ??
-      (await rankObjects(ctx.db, ctx.workspaceId, input, text, sort, cursor?.after, limit + 1));
-    const page = ranked.slice(0, limit);
-    const [counts, actors] = await Promise.all([
-      countsByEventName(ctx.db, ctx.workspaceId, page, input.event_name, text),
-      uniqueActors(ctx.db, ctx.workspaceId, page, text),
-    ]);
-    const objects = page.map((row) => {
-      const byName = counts.get(objectKeyText(row)) ?? [];
-      const firstSeen = byName.reduce<string | undefined>(
-        (first, { first_seen }) => (first === undefined || first_seen < first ? first_seen : first),
-        undefined,
-      );
-      return {
-        app: row.app,
-        object_type: row.object_type,
-        object_id: row.object_id,
-        events: row.events,
-        unique_actors: actors.get(objectKeyText(row)) ?? 0,
-        first_seen: firstSeen ?? row.last_seen,
-        last_seen: row.last_seen,
-        top_events: byName.slice(0, 5).map(({ event_name, events }) => ({ event_name, events })),
-      };
+    const { objects, ranked } = await objectAnalyticsRows(ctx.db, ctx.workspaceId, input, window, {
+      sort,
+      after: cursor?.after,
+      limit,
     });
+    const page = ranked.slice(0, limit);
     const body: Record<string, unknown> = { objects, from: iso(window.from), to: iso(window.to) };
     if (ranked.length > limit) {
       const last = page[page.length - 1]!;

@@ -1,5 +1,6 @@
 // Row types of Custom BI's tables (migration 0016; merged into DB through the product_analytics_bi module).
 // JSON columns hold text; timestamps are ISO 8601 UTC strings; created_by is the creating credential's ID.
+import type { BiDashboardsTable, BiInsightViewsTable, BiReportsTable } from './bi-object-tables.ts';
 import type { BiExportsTable } from './export-tables.ts';
 import type { BiScheduledArtifactsTable } from './schedule-tables.ts';
 
@@ -89,4 +90,7 @@ export interface BiTables {
   bi_metrics: BiMetricsTable;
   bi_run_details: BiRunDetailsTable;
   bi_exports: BiExportsTable;
+  bi_reports: BiReportsTable;
+  bi_dashboards: BiDashboardsTable;
+  bi_insight_views: BiInsightViewsTable;
 }

@@ -2,6 +2,9 @@
 // SCHEDULE_TARGETS (a report, an export, an insight view); a type without an entry cannot be scheduled yet
 // (create answers validation_failed on target.type).
 import type { RunWorkContext } from '../../../core/run-job.ts';
+import { exportScheduleTarget } from './export-schedule-target.ts';
+import { insightViewScheduleTarget } from './insight-view-refresh.ts';
+import { reportScheduleTarget } from './report-refresh.ts';
 import { queryScheduleTarget } from './schedule-query-target.ts';
 import type { ScheduleTargetType } from './schedule-tables.ts';
 
@@ -25,4 +28,7 @@ export interface ScheduleTarget {
 
 export const SCHEDULE_TARGETS: Partial<Record<ScheduleTargetType, ScheduleTarget>> = {
   query: queryScheduleTarget,
+  report: reportScheduleTarget,
+  insight_view: insightViewScheduleTarget,
+  export: exportScheduleTarget,
 };
