@@ -2,7 +2,7 @@
 // draft metrics), dashboards (tiles checked per workspace, archived targets shown archived), and
 // update_bi_object / archive_bi_object (strict per collection, metric approval, idempotent archive,
 // isolation), on REST and MCP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../src/core/ids.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
@@ -421,5 +421,42 @@ describe(`update_bi_object and archive_bi_object (${usingPostgres ? 'PostgreSQL'
     const q = (await call('POST', '/v1/bi/queries/run', { dataset_key: 'crm_pipeline' })).body.query;
     expect((await call('DELETE', `/v1/bi/queries/${q.id}`)).status).toBe(200);
     expect((await call('GET', `/v1/bi/queries/${q.id}`)).status).toBe(404);
+  });
+});
+
+describe(`scheduled reports (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
+  it('refreshes a report through the scheduler as a run with trigger schedule', async () => {
+    const r = await report({ name: 'Hourly pipeline' });
+    const created = await call('POST', '/v1/bi/scheduled-artifacts', {
+      name: 'Hourly report',
+      target: { type: 'report', id: r.id },
+      cadence: 'hourly',
+      minute: 0,
+    });
+    expect(created.status, created.text).toBe(201);
+    const scheduleId = created.body.scheduled_artifact.id;
+    h.clock.current = new Date('2026-11-21T13:00:30.000Z');
+    const refreshed = await vi.waitFor(
+      async () => {
+        await h.worker!.tick();
+        const res = await call('GET', `/v1/bi/reports/${r.id}`);
+        const state = res.body.report;
+        if (state.last_refresh_status !== 'completed')
+          throw new Error(JSON.stringify(state.last_refresh_status));
+        return state;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    expect(refreshed).toMatchObject({
+      scheduled: true,
+      schedule_ids: [scheduleId],
+      ever_refreshed: true,
+      next_refresh_at: '2026-11-21T14:00:00.000Z',
+    });
+    expect(refreshed.last_result.rows).toEqual(PIPELINE_ROWS);
+    const run = (await call('GET', `/v1/bi/runs/${refreshed.last_refresh_run_id}`)).body.run;
+    expect(run).toMatchObject({ status: 'completed', trigger: 'schedule', row_count: 4 });
+    expect(run.related).toContainEqual({ type: 'report', id: r.id });
+    h.clock.current = new Date(NOW);
   });
 });
