@@ -144,22 +144,33 @@ export function createReadPool(options: ReadPoolOptions): ReadPool {
       new Promise<unknown[]>((resolve, reject) => {
         if (closed) return reject(new Error('The heavy-read pool is closed'));
         if (signal?.aborted) return reject(signal.reason);
-        const job: Job = { sql, parameters, resolve, reject };
-        waiting.push(job);
-        signal?.addEventListener(
-          'abort',
-          () => {
-            const index = waiting.indexOf(job);
-            if (index >= 0) {
-              waiting.splice(index, 1);
-              reject(signal.reason);
-              return;
-            }
-            const reader = [...readers].find((r) => r.job === job);
-            if (reader) retire(reader, signal.reason);
+        // The listener goes when the query settles: left on a long-lived signal (a run's, over thousands of
+        // chunked reads) it would keep every settled query's rows reachable until the run ends.
+        const settled = () => signal?.removeEventListener('abort', onAbort);
+        const job: Job = {
+          sql,
+          parameters,
+          resolve: (rows) => {
+            settled();
+            resolve(rows);
           },
-          { once: true },
-        );
+          reject: (error) => {
+            settled();
+            reject(error);
+          },
+        };
+        const onAbort = () => {
+          const index = waiting.indexOf(job);
+          if (index >= 0) {
+            waiting.splice(index, 1);
+            job.reject(signal!.reason);
+            return;
+          }
+          const reader = [...readers].find((r) => r.job === job);
+          if (reader) retire(reader, signal!.reason);
+        };
+        waiting.push(job);
+        signal?.addEventListener('abort', onAbort, { once: true });
         pump();
       }),
     close: async () => {

@@ -52,26 +52,28 @@ export async function writeExportFile(
 ): Promise<WrittenFile> {
   const out = rowFormatter(file.format, file.columns);
   const stored = storage.write(key, out, MAX_EXPORT_BYTES);
-  // A storage failure ends the write below rather than leaving it waiting for a drain that never comes.
-  const failed = stored.then(
-    () => new Promise<never>(() => {}),
-    (error) => Promise.reject(error),
-  );
-  failed.catch(() => {});
+  // A storage failure stops a wait for 'drain' that would never come (once() removes its listeners).
+  const storageFailed = new AbortController();
+  stored.catch((error) => storageFailed.abort(error));
+  const stop = AbortSignal.any([signal, storageFailed.signal]);
   let rowCount = 0;
   try {
     for await (const rows of chunks) {
-      signal.throwIfAborted();
+      stop.throwIfAborted();
       for (const row of rows) {
-        if (!out.write(row)) await Promise.race([once(out, 'drain', { signal }), failed]);
+        if (!out.write(row)) await once(out, 'drain', { signal: stop });
       }
       rowCount += rows.length;
     }
     out.end();
   } catch (error) {
-    out.destroy(error as Error);
-    await stored.catch(() => {});
-    throw error;
+    out.destroy();
+    // The storage's own error says more than the abort it caused.
+    const storageError = await stored.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    throw signal.aborted || storageError === undefined ? error : storageError;
   }
   const { sizeBytes, sha256 } = await stored;
   return { rowCount, sizeBytes, sha256 };

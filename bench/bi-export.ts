@@ -1,0 +1,168 @@
+// `npm run bench:bi-export`: a BI export of BENCH_EXPORT_ROWS rows (default 1,000,000) through the service
+// in process (app.inject, the worker on): deals written directly (as an import would), a saved query with one
+// row per deal (deal_id, currency, count, sum of amount_cents), create_bi_export, then the job streams the
+// rows into a CSV asset. Prints the export's duration and the growth of this process's RSS while it ran
+// (target: under 100 MB at 1,000,000 rows), and on SQLite the heavy-read worker processes' RSS too. SQLite
+// by default; PostgreSQL when BENCH_DATABASE_URL is set.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { SCOPES } from '../src/core/catalogue.ts';
+import { systemClock } from '../src/core/clock.ts';
+import { newId } from '../src/core/ids.ts';
+
+const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
+const BATCH = 1000;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** RSS of this process's child processes (SQLite's heavy-read workers), in bytes. */
+function childrenRss(): number {
+  try {
+    const out = execFileSync('ps', ['-o', 'rss=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+    return out
+      .split('\n')
+      .filter((line) => line.trim())
+      .reduce((sum, line) => sum + Number(line.trim()) * 1024, 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-bi-export-'));
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const schema = `bench_bi_export_${Date.now()}`;
+  const config = loadConfig({
+    WOS_DATA_DIR: dir,
+    WOS_LOG_LEVEL: 'error',
+    WOS_WORKER: 'on',
+    WOS_WORKER_POLL_MS: '200',
+    ...(databaseUrl ? { WOS_DATABASE_URL: databaseUrl, WOS_DATABASE_SCHEMA: schema } : {}),
+  });
+  const service = await buildApp({ config });
+  try {
+    const db = service.deps.database.db;
+    const call = { db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
+    const workspace = await createWorkspace(call, { name: 'BI export bench' });
+    await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
+    const key = (
+      await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
+    ).token;
+    const request = async (method: 'POST' | 'GET', url: string, body?: unknown) => {
+      const response = await service.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
+      return response.json();
+    };
+
+    const seedStarted = performance.now();
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    for (let start = 0; start < ROWS; start += BATCH * 50) {
+      await db.transaction().execute(async (trx) => {
+        for (let batch = start; batch < Math.min(ROWS, start + BATCH * 50); batch += BATCH) {
+          const rows = Array.from({ length: Math.min(BATCH, ROWS - batch) }, (_, i) => {
+            const n = batch + i;
+            const at = new Date(base + n * 1000).toISOString();
+            return {
+              workspace_id: workspace.id,
+              id: `deal_${String(n).padStart(8, '0')}`,
+              name: `Deal ${n}, "bench"`,
+              stage_key: ['new', 'qualified', 'proposal', 'won', 'lost'][n % 5]!,
+              amount_cents: (n % 100_000) * 100 + 99,
+              currency: n % 3 === 0 ? 'EUR' : 'USD',
+              company_id: null,
+              contact_id: null,
+              custom_fields: '{}',
+              notes: null,
+              closed_at: n % 5 >= 3 ? at : null,
+              created_at: at,
+              updated_at: at,
+            };
+          });
+          await trx.insertInto('deals').values(rows).execute();
+        }
+      });
+    }
+    console.log(`seeded ${ROWS} deals in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+    const saved = await request('POST', '/v1/bi/queries/run', {
+      name: 'One row per deal',
+      dataset_key: 'crm_pipeline',
+      dimensions: ['deal_id', 'currency'],
+      measures: [
+        { aggregate: 'count', as: 'deals' },
+        { column: 'amount_cents', aggregate: 'sum' },
+      ],
+      limit: 10,
+    });
+
+    const baseline = process.memoryUsage().rss;
+    const baseMemory = process.memoryUsage();
+    let peak = baseline;
+    const peaks = { heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
+    let peakChildren = childrenRss();
+    const sampler = setInterval(() => {
+      const now = process.memoryUsage();
+      peak = Math.max(peak, now.rss);
+      for (const k of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[k] = Math.max(peaks[k], now[k]);
+    }, 50);
+    const childSampler = setInterval(() => {
+      peakChildren = Math.max(peakChildren, childrenRss());
+    }, 1000);
+    const started = performance.now();
+    const created = await request('POST', '/v1/bi/exports', {
+      name: 'Bench export',
+      format: 'csv',
+      query_id: saved.query.id,
+    });
+    let exported: Record<string, any> = created.export;
+    while (exported.status === 'queued' || exported.status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      exported = (await request('GET', `/v1/bi/exports/${exported.id}`)).export;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    clearInterval(childSampler);
+    if (exported.status !== 'completed')
+      throw new Error(`export ${exported.status}: ${JSON.stringify(exported.error)}`);
+    const growth = peak - baseline;
+    console.log(
+      `${usingPostgres(databaseUrl)}: exported ${exported.row_count} rows (${mb(exported.size_bytes)} CSV) in ` +
+        `${seconds.toFixed(1)} s (${Math.round(exported.row_count / seconds)} rows/s)`,
+    );
+    console.log(
+      `server RSS: baseline ${mb(baseline)}, peak ${mb(peak)}, growth ${mb(growth)} ` +
+        `(target < 100 MB: ${growth < 100 * 1024 * 1024 ? 'met' : 'NOT met'})`,
+    );
+    console.log(
+      Object.entries(peaks)
+        .map(([k, v]) => `${k} ${mb(baseMemory[k as keyof typeof peaks])} -> ${mb(v)}`)
+        .join(', '),
+    );
+    if (!databaseUrl) console.log(`heavy-read worker processes: peak RSS ${mb(peakChildren)} together`);
+  } finally {
+    await service.app.close();
+    await service.deps.database.close().catch(() => {});
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (databaseUrl) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.query(`drop schema if exists ${schema}_jobs cascade`);
+      await client.end();
+    }
+  }
+}
+
+const usingPostgres = (url: string | undefined) => (url ? 'PostgreSQL' : 'SQLite');
+
+await main();
