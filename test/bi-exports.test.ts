@@ -305,6 +305,30 @@ describe(`BI exports (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     expect(assets).toEqual([]);
   });
 
+  it('renames and archives an export through update_bi_object and archive_bi_object', async () => {
+    const created = await createExport({ name: 'To rename', format: 'csv', query_id: queryId });
+    await finished(created.export.id);
+    const renamed = await call('PATCH', `/v1/bi/exports/${created.export.id}`, { name: 'Renamed' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.object).toMatchObject({
+      id: created.export.id,
+      name: 'Renamed',
+      status: 'completed',
+    });
+    const refused = await call('PATCH', `/v1/bi/exports/${created.export.id}`, { format: 'jsonl' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.field_errors.map((e: { field: string }) => e.field)).toEqual(['format']);
+    const foreign = await call('PATCH', `/v1/bi/exports/${created.export.id}`, { name: 'x' }, other.apiKey);
+    expect(foreign.status).toBe(404);
+
+    const archived = await call('DELETE', `/v1/bi/exports/${created.export.id}`);
+    expect(archived.status, archived.text).toBe(200);
+    expect(archived.body.archived_at).not.toBeNull();
+    expect((await call('GET', `/v1/bi/exports/${created.export.id}`)).status).toBe(404);
+    const listed = await call('GET', '/v1/bi/exports');
+    expect(listed.body.exports.map((e: { id: string }) => e.id)).not.toContain(created.export.id);
+  });
+
   it('refreshes an export on a schedule: a new file, the old one archived', async () => {
     const schedule = await call('POST', '/v1/bi/scheduled-artifacts', {
       name: 'Hourly deals file',
