@@ -146,6 +146,14 @@ describe('memories in a vector collection', () => {
       vector: [1, 0],
     });
     expect(wrong.body.error.field_errors[0].field).toBe('dimension');
+    await post('/v1/vector-collections', { key: 'old', name: 'old', dimension: DIM, embedder: 'builtin' });
+    expect((await h.request('DELETE', '/v1/vector-collections/old', { token: ws.apiKey })).status).toBe(200);
+    expect((await post('/v1/agent-grid/memories', { content: 'x', collection_key: 'old' })).status).toBe(409);
+    const archived = await post('/v1/agent-grid/memory-embeddings', {
+      memory_id: memory.id,
+      collection_key: 'old',
+    });
+    expect(archived.status).toBe(409);
     const manual = await post('/v1/agent-grid/memory-embeddings', {
       memory_id: memory.id,
       collection_key: 'manual',

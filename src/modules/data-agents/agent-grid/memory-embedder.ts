@@ -11,6 +11,7 @@ import { insertOutboxEvents, outboxRow } from '../../../core/outbox.ts';
 import type { DB } from '../../../db/tables.ts';
 import type { JobDefinition } from '../../../jobs/types.ts';
 import { builtinEmbedding } from '../vectors/builtin-embedder.ts';
+import { requireActive } from '../vectors/collections.ts';
 import { EmbeddingError, embedExternal } from '../vectors/external-embedder.ts';
 import {
   existingDocumentIds,
@@ -30,9 +31,13 @@ export async function vectorCollectionOf(
   db: Kysely<DB>,
   workspaceId: string,
   key: string,
+  archived: 'skip' | 'refuse' = 'skip',
 ): Promise<VectorCollectionsTable | undefined> {
   const collection = await findCollection(db, workspaceId, key);
-  return collection && collection.key === key && collection.status === 'active' ? collection : undefined;
+  if (!collection || collection.key !== key) return undefined;
+  if (collection.status === 'active') return collection;
+  if (archived === 'refuse') requireActive(collection);
+  return undefined;
 }
 
 /** A caller's vector for a vector collection must have its dimension. */

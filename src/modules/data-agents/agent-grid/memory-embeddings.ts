@@ -77,7 +77,7 @@ export const createAgentMemoryEmbedding = defineOperation({
   rest: { method: 'POST', path: '/v1/agent-grid/memory-embeddings' },
   responseKey: 'memory_embedding',
   handler: async (ctx, input) => {
-    const collection = await vectorCollectionOf(ctx.db, ctx.workspaceId, input.collection_key);
+    const collection = await vectorCollectionOf(ctx.db, ctx.workspaceId, input.collection_key, 'refuse');
     const dimension = input.dimension ?? input.vector?.length ?? (collection && Number(collection.dimension));
     if (dimension === undefined) {
       throw validationFailed([{ field: 'dimension', message: 'is required without a vector' }]);
