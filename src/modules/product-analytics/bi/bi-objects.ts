@@ -88,7 +88,7 @@ export const updateBiObject = defineOperation({
   kind: 'update',
   summary: 'Update a BI object',
   description:
-    'Changes a BI object of one collection; the body may hold only that collection's fields (another ' +
+    "Changes a BI object of one collection; the body may hold only that collection's fields (another " +
     `field is validation_failed naming it). Fields per collection: ${fieldsByCollection}. Approve a ` +
     "metric with {status: 'approved'} on metrics (then every credential may use it). Archived or unknown " +
     'objects are resource_not_found; sending the current values changes nothing.',
