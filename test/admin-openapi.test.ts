@@ -28,6 +28,7 @@ const ROUTES = [
   'GET /admin/v1/workspaces/{workspace_id}/credentials',
   'DELETE /admin/v1/credentials/{credential_id}',
   'POST /admin/v1/workspaces/{workspace_id}/notes/{note_id}/restore',
+  'POST /admin/v1/workspaces/{workspace_id}/vector-collections/{collection_key}/restore',
   'GET /admin/v1/requests/{request_id}',
 ];
 
@@ -135,6 +136,17 @@ describe('/admin/openapi.json', () => {
       `/workspaces/${id}/notes/${note.body.note.id}/restore`,
     );
     expect(restored.body.note.archived_at).toBeNull();
+    // A workspace with every module (this one has crm and tasks only): an archived vector collection.
+    const full = await h.workspace('Vectors');
+    const kb = { key: 'kb', name: 'KB', dimension: 3 };
+    await h.request('POST', '/v1/vector-collections', { token: full.apiKey, body: kb });
+    await h.request('DELETE', '/v1/vector-collections/kb', { token: full.apiKey });
+    const vectors = await check(
+      'POST',
+      '/workspaces/{workspace_id}/vector-collections/{collection_key}/restore',
+      `/workspaces/${full.id}/vector-collections/kb/restore`,
+    );
+    expect(vectors.body.vector_collection.status).toBe('active');
     const lookup = await check('GET', '/requests/{request_id}', `/requests/${note.body.request_id}`);
     expect(lookup.body.request.workspace_id).toBe(id);
 

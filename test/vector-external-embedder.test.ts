@@ -120,7 +120,18 @@ describe('the external embedder', () => {
       'pending',
       'ready',
     ]);
+    expect(upserted.body.vector_collection).toMatchObject({
+      document_count: 5,
+      pending_count: 4,
+      failed_count: 0,
+    });
     await until(async () => Object.values(await statuses()).every((d) => d.status === 'ready'));
+    const counted = await h.request('GET', '/v1/vector-collections/kb', { token: ws.apiKey });
+    expect(counted.body.vector_collection).toMatchObject({
+      document_count: 5,
+      pending_count: 0,
+      failed_count: 0,
+    });
     const embeddingCalls = calls.filter((c) => !c.input.includes('where are my receipts'));
     expect(embeddingCalls.every((c) => c.auth === `Bearer ${KEY}` && c.model === 'text-embedding-test')).toBe(
       true,
@@ -163,6 +174,8 @@ describe('the external embedder', () => {
     const bad = (await statuses()).bad!;
     expect(bad.embedding_error).toMatch(/HTTP 400/);
     expect(bad.embedding_error).not.toContain(KEY);
+    const counted = await h.request('GET', '/v1/vector-collections/kb', { token: ws.apiKey });
+    expect(counted.body.vector_collection).toMatchObject({ pending_count: 0, failed_count: 1 });
     const down = await h.request('POST', '/v1/vector-collections/kb/search', {
       token: ws.apiKey,
       body: { query: 'the endpoint is down' },
@@ -193,5 +206,15 @@ describe('the external embedder', () => {
     });
     expect(found.body.results[0]).toMatchObject({ id: 'swap', text: 'second version about onboarding' });
     expect(found.body.results[0].score).toBeCloseTo(1, 4);
+    // Deleting the failed document and the replaced one leaves every counter in step.
+    const deleted = await h.request('DELETE', '/v1/vector-collections/kb/documents', {
+      token: ws.apiKey,
+      body: { ids: ['bad', 'swap'] },
+    });
+    expect(deleted.body.vector_collection).toMatchObject({
+      document_count: 5,
+      pending_count: 0,
+      failed_count: 0,
+    });
   });
 });

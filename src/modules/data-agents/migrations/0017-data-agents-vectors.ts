@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('embedder', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('document_count', 'bigint', (c) => c.notNull())
+    .addColumn('pending_count', 'bigint', (c) => c.notNull())
+    .addColumn('failed_count', 'bigint', (c) => c.notNull())
     .addColumn('version', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())

@@ -101,6 +101,8 @@ export const createVectorCollection = defineOperation({
       embedder,
       status: 'active',
       document_count: 0,
+      pending_count: 0,
+      failed_count: 0,
       version: 0,
       created_at: ctx.now,
       updated_at: ctx.now,

@@ -20,13 +20,14 @@ import {
 } from './vector-schemas.ts';
 import {
   deleteDocumentRows,
-  existingDocumentIds,
+  existingDocuments,
   nextVersion,
   scanDocuments,
+  statusDelta,
   toCollection,
   upsertDocumentRows,
 } from './vector-store.ts';
-import type { VectorCollectionsTable, VectorDocumentsTable } from './vector-tables.ts';
+import type { VectorCollectionsTable, VectorDocumentStatus, VectorDocumentsTable } from './vector-tables.ts';
 
 const documentIdInput = Type.String({ minLength: 1, maxLength: 256, examples: ['article-42#2'] });
 
@@ -106,15 +107,23 @@ export const upsertVectorDocuments = defineOperation({
     const errors = checkDocuments(collection, input.documents);
     if (errors.length) throw validationFailed(errors);
     const ids = input.documents.map((d) => d.id);
-    const existing = await existingDocumentIds(ctx.db, ctx.workspaceId, collection.id, ids);
+    const existing = await existingDocuments(ctx.db, ctx.workspaceId, collection.id, ids);
     const created = ids.length - existing.size;
-    const { version, document_count } = await nextVersion(
+    const needsEmbedding = (doc: { vector?: number[] }) => !doc.vector && collection.embedder === 'external';
+    // Replaced documents leave their counters; the new pending ones join pending_count.
+    const replacedDelta = statusDelta(existing.values(), -1);
+    const counters = await nextVersion(
       ctx.db,
       ctx.workspaceId,
       collection.id,
-      created,
+      {
+        documents: created,
+        pending: replacedDelta.pending + input.documents.filter(needsEmbedding).length,
+        failed: replacedDelta.failed,
+      },
       ctx.now,
     );
+    const { version } = counters;
     let embedded = 0;
     const pending: string[] = [];
     const rows: VectorDocumentsTable[] = input.documents.map((doc) => {
@@ -147,7 +156,7 @@ export const upsertVectorDocuments = defineOperation({
         ids: pending,
       });
     }
-    const vectorCollection = toCollection({ ...collection, document_count, updated_at: ctx.now });
+    const vectorCollection = toCollection({ ...collection, ...counters, updated_at: ctx.now });
     ctx.audit({
       targetType: 'vector_collection',
       targetId: collection.id,
@@ -203,12 +212,12 @@ export const deleteVectorDocuments = defineOperation({
     }
     const collection = await requireCollection(ctx, input.collection_key);
     requireActive(collection);
-    let ids: string[];
+    let found: Map<string, VectorDocumentStatus>;
     if (input.ids) {
-      ids = [...(await existingDocumentIds(ctx.db, ctx.workspaceId, collection.id, [...new Set(input.ids)]))];
+      found = await existingDocuments(ctx.db, ctx.workspaceId, collection.id, [...new Set(input.ids)]);
     } else {
       // Metadata lives in a JSON column: the collection is read in chunks, without its vectors.
-      ids = [];
+      found = new Map();
       let afterId: string | undefined;
       for (;;) {
         const docs = await scanDocuments(ctx.db, ctx.workspaceId, collection.id, {
@@ -216,22 +225,26 @@ export const deleteVectorDocuments = defineOperation({
           limit: 2000,
           withVectors: false,
         });
-        for (const doc of docs) if (matcher!(JSON.parse(doc.metadata) as Metadata)) ids.push(doc.id);
+        for (const doc of docs) {
+          if (matcher!(JSON.parse(doc.metadata) as Metadata)) found.set(doc.id, doc.status);
+        }
         if (docs.length < 2000) break;
         afterId = docs[docs.length - 1]!.id;
       }
     }
+    const ids = [...found.keys()];
     let vectorCollection = toCollection(collection);
     if (ids.length) {
-      const { version, document_count } = await nextVersion(
+      const counters = await nextVersion(
         ctx.db,
         ctx.workspaceId,
         collection.id,
-        -ids.length,
+        { documents: -ids.length, ...statusDelta(found.values(), -1) },
         ctx.now,
       );
+      const { version } = counters;
       await deleteDocumentRows(ctx.db, ctx.workspaceId, collection.id, ids, version);
-      vectorCollection = toCollection({ ...collection, document_count, updated_at: ctx.now });
+      vectorCollection = toCollection({ ...collection, ...counters, updated_at: ctx.now });
       ctx.emit({
         name: 'vector_documents.deleted',
         targetType: 'vector_collection',

@@ -6,7 +6,13 @@ import type { DB } from '../../../db/tables.ts';
 import type { JobDefinition } from '../../../jobs/types.ts';
 import { EmbeddingError, embedExternal } from './external-embedder.ts';
 import { encodeVector } from './vector-math.ts';
-import { collectionState, nextVersion, pendingDocuments, settleEmbedding } from './vector-store.ts';
+import {
+  adjustCounters,
+  collectionState,
+  nextVersion,
+  pendingDocuments,
+  settleEmbedding,
+} from './vector-store.ts';
 
 export const EMBED_JOB = 'vectors.embed';
 const RETRY_LIMIT = 3;
@@ -28,11 +34,27 @@ async function settle(
   now: string,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const { version } = await nextVersion(trx, payload.workspace_id, payload.collection_id, 0, now);
+    const failed = 'error' in outcome(0);
+    let settled = 0;
+    // The version is taken first (its row lock orders this write among the collection's others).
+    const { version } = await nextVersion(
+      trx,
+      payload.workspace_id,
+      payload.collection_id,
+      { documents: 0, pending: 0, failed: 0 },
+      now,
+    );
     for (const [i, doc] of docs.entries()) {
-      await settleEmbedding(trx, payload.workspace_id, payload.collection_id, doc, {
+      const done = await settleEmbedding(trx, payload.workspace_id, payload.collection_id, doc, {
         ...outcome(i),
         version,
+      });
+      if (done) settled++;
+    }
+    if (settled) {
+      await adjustCounters(trx, payload.workspace_id, payload.collection_id, {
+        pending: -settled,
+        failed: failed ? settled : 0,
       });
     }
   });

@@ -33,6 +33,17 @@ export const VectorCollectionSchema = Resource('VectorCollection', {
   }),
   status: Enum(['active', 'archived'] as const),
   document_count: Type.Integer({ minimum: 0, examples: [1200] }),
+  pending_count: Type.Integer({
+    minimum: 0,
+    examples: [0],
+    description: 'Documents waiting for the external embedder: stored, not yet searchable.',
+  }),
+  failed_count: Type.Integer({
+    minimum: 0,
+    examples: [0],
+    description:
+      'Documents the external embedder refused or could not embed: not searchable; upsert them again.',
+  }),
   ...timestamps,
   archived_at: NullableTimestamp(),
 });

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import { fetchPage, type PageRequest } from '../../../core/pagination.ts';
 import type { DB } from '../../../db/tables.ts';
 import type { VectorCollection } from './vector-schemas.ts';
-import type { VectorCollectionsTable, VectorDocumentsTable } from './vector-tables.ts';
+import type { VectorCollectionsTable, VectorDocumentStatus, VectorDocumentsTable } from './vector-tables.ts';
 
 export function toCollection(row: VectorCollectionsTable): VectorCollection {
   return {
@@ -16,6 +16,8 @@ export function toCollection(row: VectorCollectionsTable): VectorCollection {
     embedder: row.embedder,
     status: row.status,
     document_count: Number(row.document_count),
+    pending_count: Number(row.pending_count),
+    failed_count: Number(row.failed_count),
     created_at: row.created_at,
     updated_at: row.updated_at,
     archived_at: row.archived_at,
@@ -74,21 +76,39 @@ export async function nextVersion(
   db: Kysely<DB>,
   workspaceId: string,
   id: string,
-  countDelta: number,
+  delta: { documents: number; pending: number; failed: number },
   now: string,
-): Promise<{ version: number; document_count: number }> {
+): Promise<Pick<VectorCollectionsTable, 'version' | 'document_count' | 'pending_count' | 'failed_count'>> {
   const row = await db
     .updateTable('vector_collections')
     .set({
       version: sql`version + 1`,
-      document_count: sql`document_count + ${countDelta}`,
+      document_count: sql`document_count + ${delta.documents}`,
+      pending_count: sql`pending_count + ${delta.pending}`,
+      failed_count: sql`failed_count + ${delta.failed}`,
       updated_at: now,
     })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
-    .returning(['version', 'document_count'])
+    .returning(['version', 'document_count', 'pending_count', 'failed_count'])
     .executeTakeFirstOrThrow();
-  return { version: Number(row.version), document_count: Number(row.document_count) };
+  return {
+    version: Number(row.version),
+    document_count: Number(row.document_count),
+    pending_count: Number(row.pending_count),
+    failed_count: Number(row.failed_count),
+  };
+}
+
+/** How the statuses of documents being replaced or deleted move the collection's counters. */
+export function statusDelta(statuses: Iterable<VectorDocumentStatus>, sign: 1 | -1) {
+  let pending = 0;
+  let failed = 0;
+  for (const status of statuses) {
+    if (status === 'pending') pending += sign;
+    if (status === 'failed') failed += sign;
+  }
+  return { pending, failed };
 }
 
 /** The collection's current version and size (the staleness check of an in-memory index). */
@@ -102,21 +122,22 @@ export async function collectionState(db: Kysely<DB>, workspaceId: string, id: s
   return row ? { version: Number(row.version), document_count: Number(row.document_count) } : undefined;
 }
 
-export async function existingDocumentIds(
+/** The statuses of those of `ids` that exist. */
+export async function existingDocuments(
   db: Kysely<DB>,
   workspaceId: string,
   collectionId: string,
   ids: string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
+): Promise<Map<string, VectorDocumentStatus>> {
+  if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('vector_documents')
-    .select('id')
+    .select(['id', 'status'])
     .where('workspace_id', '=', workspaceId)
     .where('collection_id', '=', collectionId)
     .where('id', 'in', ids)
     .execute();
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
 
 /** Inserts documents, replacing those whose ID exists (an upsert replaces text, vector and metadata whole). */
@@ -174,7 +195,10 @@ export async function deleteDocumentRows(
   }
 }
 
-export type ScannedDocument = Pick<VectorDocumentsTable, 'id' | 'text' | 'vector' | 'metadata' | 'version'>;
+export type ScannedDocument = Pick<
+  VectorDocumentsTable,
+  'id' | 'text' | 'vector' | 'metadata' | 'version' | 'status'
+>;
 
 /**
  * One chunk of a collection's documents in ID order after `afterId`: whole collections are read in chunks
@@ -188,7 +212,7 @@ export async function scanDocuments(
 ): Promise<ScannedDocument[]> {
   let query = db
     .selectFrom('vector_documents')
-    .select(['id', 'text', 'metadata', 'version'])
+    .select(['id', 'text', 'metadata', 'version', 'status'])
     .$if(options.withVectors, (q) => q.select('vector'))
     .where('workspace_id', '=', workspaceId)
     .where('collection_id', '=', collectionId);
@@ -292,5 +316,23 @@ export async function largeCollections(db: Kysely<DB>, minDocuments: number, lim
     .where('document_count', '>=', minDocuments)
     .orderBy('updated_at', 'desc')
     .limit(limit)
+    .execute();
+}
+
+/** Moves the pending and failed counters without a new version (in the transaction that took one). */
+export async function adjustCounters(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+  delta: { pending: number; failed: number },
+): Promise<void> {
+  await db
+    .updateTable('vector_collections')
+    .set({
+      pending_count: sql`pending_count + ${delta.pending}`,
+      failed_count: sql`failed_count + ${delta.failed}`,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
     .execute();
 }

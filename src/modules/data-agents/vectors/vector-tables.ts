@@ -16,6 +16,9 @@ export interface VectorCollectionsTable {
   embedder: VectorEmbedder;
   status: 'active' | 'archived';
   document_count: number;
+  /** Documents waiting for an external embedding, and those whose embedding failed (kept in step by writes). */
+  pending_count: number;
+  failed_count: number;
   /**
    * Bumped by every write to the collection's documents (upsert, delete, an embedding landing); each
    * document and tombstone carries the version that wrote it. An in-memory index remembers the version it
