@@ -79,6 +79,16 @@ export interface Config {
   embeddingsBatchSize: number;
   /** Timeout of one embeddings request, in ms (WOS_EMBEDDINGS_TIMEOUT_MS, default 15 s). */
   embeddingsTimeoutMs: number;
+  /** OpenAI-compatible chat-completions endpoint of the workspace assistant and service guide (WOS_LLM_URL). */
+  llmUrl: string | undefined;
+  /** Model name sent to it (WOS_LLM_MODEL). */
+  llmModel: string | undefined;
+  /** Bearer key for it (WOS_LLM_API_KEY): a secret, never logged. */
+  llmApiKey: string | undefined;
+  /** Timeout of one chat-completions request, in ms (WOS_LLM_TIMEOUT_MS, default 60 s). */
+  llmTimeoutMs: number;
+  /** Most model turns of one assistant run (WOS_ASSISTANT_MAX_STEPS, default 8). */
+  assistantMaxSteps: number;
   /**
    * Collections with fewer documents than this are searched exactly; larger ones through an in-memory HNSW
    * index per collection (WOS_VECTOR_EXACT_THRESHOLD, default 10000).
@@ -206,6 +216,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     embeddingsApiKey: env.WOS_EMBEDDINGS_API_KEY || undefined,
     embeddingsBatchSize: Math.max(1, integer(env.WOS_EMBEDDINGS_BATCH_SIZE, 64, 'WOS_EMBEDDINGS_BATCH_SIZE')),
     embeddingsTimeoutMs: integer(env.WOS_EMBEDDINGS_TIMEOUT_MS, 15_000, 'WOS_EMBEDDINGS_TIMEOUT_MS') || 15_000,
+    llmUrl: env.WOS_LLM_URL || undefined,
+    llmModel: env.WOS_LLM_MODEL || undefined,
+    llmApiKey: env.WOS_LLM_API_KEY || undefined,
+    llmTimeoutMs: integer(env.WOS_LLM_TIMEOUT_MS, 60_000, 'WOS_LLM_TIMEOUT_MS') || 60_000,
+    assistantMaxSteps: Math.min(
+      50,
+      Math.max(1, integer(env.WOS_ASSISTANT_MAX_STEPS, 8, 'WOS_ASSISTANT_MAX_STEPS')),
+    ),
     vectorExactThreshold: integer(env.WOS_VECTOR_EXACT_THRESHOLD, 10_000, 'WOS_VECTOR_EXACT_THRESHOLD'),
     vectorIndexMaxVectors: integer(env.WOS_VECTOR_INDEX_MAX_VECTORS, 1_000_000, 'WOS_VECTOR_INDEX_MAX_VECTORS'),
     ...overrides,

@@ -32,6 +32,7 @@ const expected: Record<string, string[]> = {
   get_app_event_timeseries: ['(always)'],
   get_app_event_object: ['(always)'],
   search_vector_collection: ['(always)'],
+  discover_agent_grid_workflows: ['(always)'],
   preview_bi_dataset: ['(always)'],
   list_bi_runs: ['status', 'trigger', 'run_type'],
   list_bi_metrics: ['status'],

@@ -41,12 +41,13 @@ export interface RunWorkContext {
   logger: Logger;
   /**
    * Calls a registry operation on behalf of the run's credential, through the pipeline (surface worker):
-   * returns its body, or throws its ServiceError. Give creates an idempotency key stable across attempts.
+   * returns its body, or throws its ServiceError. Give creates an idempotency key stable across attempts;
+   * give requestId to know the call's request ID (an assistant records it with the step) before it runs.
    */
   call(
     tool: string,
     input: Record<string, unknown>,
-    options?: { idempotencyKey?: string },
+    options?: { idempotencyKey?: string; requestId?: string },
   ): Promise<Record<string, unknown>>;
 }
 
@@ -141,6 +142,7 @@ async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: J
         input,
         runId,
         idempotencyKey: options.idempotencyKey,
+        requestId: options.requestId,
         actorName: `run ${runId}`,
       });
       if (!outcome.ok) throw outcome.error;

@@ -8,7 +8,11 @@ import {
   listAgentDefinitionVersions,
 } from './agent-versions.ts';
 import { agentRecord, createAgentDefinition, listAgentDefinitions, updateAgentDefinition } from './agents.ts';
+import { assistantJob } from './assistant-loop.ts';
+import { assistantRunOperations } from './assistant-runs.ts';
+import { getWorkspaceAssistantSummary } from './assistant-summary.ts';
 import { costEventRecord, createAgentGridCostEvent, listAgentGridCostEvents } from './cost-events.ts';
+import { guideIndex } from './guide-index.ts';
 import { createAgentMemory, listAgentMemories, memoryRecord, updateAgentMemory } from './memories.ts';
 import { memoryEmbedJob } from './memory-embedder.ts';
 import {
@@ -23,9 +27,11 @@ import {
   retrievalHitRecord,
 } from './retrieval-hits.ts';
 import { createAgentGridRun, listAgentGridRuns, runRecord, updateAgentGridRun } from './runs.ts';
+import { createServiceGuideSession } from './service-guide.ts';
 import { createAgentSessionItem, listAgentSessionItems, sessionItemRecord } from './session-items.ts';
 import { createAgentSession, listAgentSessions, sessionRecord, updateAgentSession } from './sessions.ts';
 import { createAgentGridToolCall, listAgentGridToolCalls, toolCallRecord } from './tool-calls.ts';
+import { discoveryIndexer, discoveryOperations, discoveryReindexJob } from './workflow-discovery.ts';
 import {
   createAgentWorkflowVersion,
   listAgentWorkflowVersions,
@@ -68,6 +74,10 @@ export const agentGridParts: ModuleParts<AgentGridTables> = {
     listAgentMemoryEmbeddings,
     createAgentMemoryEmbedding,
     updateAgentMemoryEmbedding,
+    ...discoveryOperations,
+    getWorkspaceAssistantSummary,
+    ...assistantRunOperations,
+    createServiceGuideSession,
   ],
   recordTypes: [
     agentRecord,
@@ -84,5 +94,10 @@ export const agentGridParts: ModuleParts<AgentGridTables> = {
     embeddingRecord,
   ],
   events: agentGridEvents,
-  jobs: [memoryEmbedJob],
+  eventConsumers: [discoveryIndexer],
+  jobs: [memoryEmbedJob, discoveryReindexJob, assistantJob],
+  // The service guide's index is built in the background when a node starts; nothing waits for it.
+  startup: async () => {
+    void guideIndex().catch(() => {});
+  },
 };
