@@ -76,9 +76,11 @@ export async function nextVersion(
   db: Kysely<DB>,
   workspaceId: string,
   id: string,
-  delta: { documents: number; pending: number; failed: number },
+  change: number | { documents: number; pending: number; failed: number },
   now: string,
 ): Promise<Pick<VectorCollectionsTable, 'version' | 'document_count' | 'pending_count' | 'failed_count'>> {
+  // A number: documents added (or removed) that are all ready (Agent Grid memories write only those).
+  const delta = typeof change === 'number' ? { documents: change, pending: 0, failed: 0 } : change;
   const row = await db
     .updateTable('vector_collections')
     .set({
@@ -120,6 +122,16 @@ export async function collectionState(db: Kysely<DB>, workspaceId: string, id: s
     .where('id', '=', id)
     .executeTakeFirst();
   return row ? { version: Number(row.version), document_count: Number(row.document_count) } : undefined;
+}
+
+/** Those of `ids` that exist. */
+export async function existingDocumentIds(
+  db: Kysely<DB>,
+  workspaceId: string,
+  collectionId: string,
+  ids: string[],
+): Promise<Set<string>> {
+  return new Set((await existingDocuments(db, workspaceId, collectionId, ids)).keys());
 }
 
 /** The statuses of those of `ids` that exist. */
