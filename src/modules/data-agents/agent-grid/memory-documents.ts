@@ -1,7 +1,7 @@
 // A memory's documents in vector collections follow its status: archived, it leaves every collection it
 // was written to (searches stop finding it); active again, its ready vectors are written back.
 import type { OperationContext } from '../../../core/context.ts';
-import { deleteDocumentRows, existingDocumentIds, nextVersion } from '../vectors/vector-store.ts';
+import { deleteDocumentRows, existingDocuments, nextVersion, statusDelta } from '../vectors/vector-store.ts';
 import type { AgentMemoriesTable } from './agent-grid-tables.ts';
 import { vectorCollectionOf, writeMemoryDocument } from './memory-embedder.ts';
 import { embeddingsOfMemory } from './memory-store.ts';
@@ -16,9 +16,10 @@ export async function syncMemoryDocuments(ctx: OperationContext, memory: AgentMe
       }
       continue;
     }
-    const present = await existingDocumentIds(ctx.db, ctx.workspaceId, collection.id, [memory.id]);
+    const present = await existingDocuments(ctx.db, ctx.workspaceId, collection.id, [memory.id]);
     if (present.size === 0) continue;
-    const { version } = await nextVersion(ctx.db, ctx.workspaceId, collection.id, -1, ctx.now);
+    const delta = { documents: -1, ...statusDelta(present.values(), -1) };
+    const { version } = await nextVersion(ctx.db, ctx.workspaceId, collection.id, delta, ctx.now);
     await deleteDocumentRows(ctx.db, ctx.workspaceId, collection.id, [memory.id], version);
     ctx.audit({
       targetType: 'vector_collection',

@@ -14,9 +14,10 @@ import { builtinEmbedding } from '../vectors/builtin-embedder.ts';
 import { requireActive } from '../vectors/collections.ts';
 import { EmbeddingError, embedExternal } from '../vectors/external-embedder.ts';
 import {
-  existingDocumentIds,
+  existingDocuments,
   findCollection,
   nextVersion,
+  statusDelta,
   upsertDocumentRows,
 } from '../vectors/vector-store.ts';
 import type { VectorCollectionsTable } from '../vectors/vector-tables.ts';
@@ -60,8 +61,16 @@ export async function upsertMemoryDocument(
   vector: Buffer,
   now: string,
 ): Promise<number> {
-  const exists = (await existingDocumentIds(db, memory.workspace_id, collection.id, [memory.id])).size > 0;
-  const { version } = await nextVersion(db, memory.workspace_id, collection.id, exists ? 0 : 1, now);
+  // A document the memory replaces leaves the collection's pending and failed counts (the new one is ready).
+  const existing = await existingDocuments(db, memory.workspace_id, collection.id, [memory.id]);
+  const replaced = statusDelta(existing.values(), -1);
+  const { version } = await nextVersion(
+    db,
+    memory.workspace_id,
+    collection.id,
+    { documents: existing.size ? 0 : 1, ...replaced },
+    now,
+  );
   const metadata: Record<string, string | number> = {
     source: 'agent_memory',
     scope: memory.scope,
