@@ -33,6 +33,7 @@ const RELEASED = [
   '0021-bi-schedules',
   '0022-bi-objects',
   '0023-bi-exports',
+  '0025-data-agents-versions',
 ];
 
 const noop = { up: async () => {} };

@@ -7,6 +7,8 @@ export interface GovernedTables extends JobTables {
   data_agent_recommendations: DataAgentRecommendationsTable;
   data_agent_source_objects: DataAgentSourceObjectsTable;
   data_agent_knowledge_artifacts: DataAgentKnowledgeArtifactsTable;
+  data_agent_dataset_versions: DataAgentDatasetVersionsTable;
+  data_agent_dataset_manifests: DataAgentDatasetManifestsTable;
 }
 
 // Decisions, insights, recommendations, source objects, knowledge artifacts (0020-data-agents-records).
@@ -100,6 +102,56 @@ export interface DataAgentKnowledgeArtifactsTable {
   /** JSON array of {type, id}. */
   source_refs: string;
   status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+// Dataset versions and manifests (0025-data-agents-versions). JSON columns hold text.
+
+export interface DataAgentDatasetVersionsTable {
+  workspace_id: string;
+  id: string;
+  dataset_key: string;
+  /** 1, 2, ... per dataset key (unique). */
+  version: number;
+  template_key: string;
+  /** The custom dataset's ID; null for a template. */
+  dataset_id: string | null;
+  description: string | null;
+  status: string;
+  /** JSON array of the result columns {name, type, role}. */
+  columns: string;
+  row_count: number;
+  /** sha256 (hex) of the canonical rows. */
+  checksum: string;
+  /** JSON: the query definition as run. */
+  query: string;
+  /** The execution job that took the snapshot, if one did. */
+  job_id: string | null;
+  /** The decision that approved the version. */
+  decision_id: string | null;
+  created_by: string | null;
+  approved_at: string | null;
+  deprecated_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataAgentDatasetManifestsTable {
+  workspace_id: string;
+  id: string;
+  version_id: string;
+  dataset_key: string;
+  owner: string;
+  description: string;
+  /** JSON array of text. */
+  tags: string;
+  /** JSON object {max_age_hours, note} or null. */
+  freshness: string | null;
+  /** JSON array of {column, description}. */
+  column_docs: string;
+  /** JSON array of source object IDs. */
+  source_object_ids: string;
   created_at: string;
   updated_at: string;
 }

@@ -1,6 +1,7 @@
 import type { ModuleParts } from '../../../core/module.ts';
 import * as jobs from '../migrations/0019-data-agents-jobs.ts';
 import * as records from '../migrations/0020-data-agents-records.ts';
+import * as versions from '../migrations/0025-data-agents-versions.ts';
 import { approveDecision } from './decision-approval.ts';
 import { createDecision, decisionRecord, listDecisionsOperation, updateDecision } from './decisions.ts';
 import type { GovernedTables } from './governed-tables.ts';
@@ -27,11 +28,16 @@ import {
 } from './recommendations.ts';
 import { recordsEvents } from './records-events.ts';
 import { createSourceObject, listSourceObjectsOperation, sourceObjectRecord } from './source-objects.ts';
+import { versionParts } from './version-parts.ts';
 
 // Governed data (issue 13): execution planes, dataset versions and manifests, execution jobs, lineage,
 // decisions, insights, recommendations, source objects, knowledge artifacts. docs/modules/data-agents.md.
 export const governedParts: ModuleParts<GovernedTables> = {
-  migrations: { '0019-data-agents-jobs': jobs, '0020-data-agents-records': records },
+  migrations: {
+    '0019-data-agents-jobs': jobs,
+    '0020-data-agents-records': records,
+    '0025-data-agents-versions': versions,
+  },
   operations: [
     ...jobParts.operations,
     // decisions, insights, recommendations, source objects, knowledge artifacts
@@ -52,6 +58,7 @@ export const governedParts: ModuleParts<GovernedTables> = {
     listKnowledgeArtifactsOperation,
     createKnowledgeArtifact,
     updateKnowledgeArtifact,
+    ...versionParts.operations,
   ],
   recordTypes: [
     ...jobParts.recordTypes,
@@ -60,8 +67,9 @@ export const governedParts: ModuleParts<GovernedTables> = {
     recommendationRecord,
     sourceObjectRecord,
     knowledgeArtifactRecord,
+    ...versionParts.recordTypes,
   ],
-  events: [...recordsEvents, ...jobParts.events],
+  events: [...recordsEvents, ...jobParts.events, ...versionParts.events],
   jobs: jobParts.jobs,
   periodicTasks: jobParts.periodicTasks,
 };

@@ -12,9 +12,11 @@ import { type FieldError, ServiceError } from '../../../core/errors.ts';
 import { insertOutboxEvents, outboxRow } from '../../../core/outbox.ts';
 import { defineRunJob, type RunWorkContext } from '../../../core/run-job.ts';
 import { findRun } from '../../../core/runs.ts';
+import type { Dialect } from '../../../db/database.ts';
 import type { DB } from '../../../db/tables.ts';
 import type { JobDefinition } from '../../../jobs/types.ts';
 import { type JobOutput, jobOutputJson, recordJobEdges } from './job-outputs.ts';
+import { biQueryRunner, datasetSnapshotRunner, insightGenerationRunner } from './job-runners-bi.ts';
 import type { JobType } from './job-schemas.ts';
 import { findJob, insertLogLines, MAX_LOG_LINES, type NewLogLine, updateJobIf } from './job-store.ts';
 import type { DataAgentExecutionJobsTable } from './job-tables.ts';
@@ -33,6 +35,11 @@ export interface NativeRunContext {
   db: Kysely<DB>;
   /** For long reads (stopped at the timeout or a cancel). */
   reads: Kysely<DB>;
+  dialect: Dialect;
+  /** The dispatcher's credential (BI governance: a draft metric is usable by its creator only). */
+  credentialId: string | null;
+  /** The run's request ID (BI runs a runner records carry it). */
+  requestId: string;
   signal: AbortSignal;
   now(): string;
   /** Calls a registry tool on the dispatcher's behalf, through the pipeline (scopes and modules checked). */
@@ -51,6 +58,9 @@ export interface NativeRunner {
 
 // One entry per job type the native plane runs; a type joins by adding its runner here.
 export const nativeRunners: Partial<Record<JobType, NativeRunner>> = {
+  bi_query: biQueryRunner,
+  dataset_snapshot: datasetSnapshotRunner,
+  insight_generation: insightGenerationRunner,
   custom: customRunner,
   knowledge_build: knowledgeBuildRunner,
 };
@@ -98,6 +108,9 @@ const runJob = (clock: Clock) =>
           workspaceId: workspaceId!,
           db: context.db,
           reads: context.reads,
+          dialect: context.dialect,
+          credentialId: context.run.credential_id ?? null,
+          requestId: context.run.request_id,
           signal: context.signal,
           now,
           call: context.call,
