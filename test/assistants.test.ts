@@ -52,13 +52,19 @@ beforeAll(async () => {
         tools: body.tools ?? [],
       });
       const message = reply(body.messages);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          model: 'fake-model-1',
-          choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
-        }),
+      const slow = String(body.messages[1]?.content).includes('slowly');
+      setTimeout(
+        () => {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(
+            JSON.stringify({
+              model: 'fake-model-1',
+              choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+            }),
+          );
+        },
+        slow ? 2000 : 0,
       );
     });
   });
@@ -211,6 +217,31 @@ describe('create_workspace_assistant_run with a model', () => {
     const stopped = (await get(ws.apiKey, `/v1/agent-grid/runs/${once.body.assistant_run.id}`)).body.run;
     expect(stopped.status).toBe('failed');
     expect(stopped.error.code).toBe('max_steps_exceeded');
+  });
+
+  it('cancels a run and the Agent Grid run recording it', async () => {
+    const started = await h.request('POST', '/v1/assistants/workspace/runs', {
+      token: ws.apiKey,
+      body: { instruction: 'think slowly about contacts' },
+    });
+    expect(started.status).toBe(202);
+    const canceled = await h.request('POST', `/v1/assistants/workspace/runs/${started.body.run.id}/cancel`, {
+      token: ws.apiKey,
+      body: {},
+    });
+    expect(canceled.status, canceled.text).toBe(200);
+    expect(canceled.body.run.status).toBe('canceled');
+    const agentRun = (await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.id}`)).body.run;
+    expect(agentRun.status).toBe('canceled');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const after = (await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.id}`)).body.run;
+    expect(after.status).toBe('canceled');
+    expect(after.totals.tool_calls).toBe(0);
+    const again = await h.request('POST', `/v1/assistants/workspace/runs/${started.body.run.id}/cancel`, {
+      token: ws.apiKey,
+      body: {},
+    });
+    expect(again.status).toBe(409);
   });
 
   it('keeps runs to their workspace', async () => {

@@ -110,6 +110,37 @@ describe('discover_agent_grid_workflows', () => {
     expect(runs.body.runs).toEqual([]);
   });
 
+  it('follows an update: new steps are found once the relay passed, old ones no longer', async () => {
+    const changed = await h.request('PATCH', `/v1/agent-grid/workflows/${triage.id}`, {
+      token: ws.apiKey,
+      body: { steps: [{ key: 'ticket', kind: 'tool', tool: 'create_support_ticket', arguments: {} }] },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const rows = await h.db
+          .selectFrom('vector_documents')
+          .select('text')
+          .where('workspace_id', '=', ws.id)
+          .where('id', '=', triage.id)
+          .execute();
+        expect(rows[0]?.text).toContain('create_support_ticket');
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    const byTool = await discover(ws, { query: 'triage', filters: { tool: 'search_contacts' } });
+    expect(byTool.body.matches).toEqual([]);
+    const found = await discover(ws, { query: 'open a support ticket', top_k: 1 });
+    expect(found.body.matches[0].workflow.id).toBe(triage.id);
+    // The other workspace's index holds only its own workflow.
+    const theirs = await h.db
+      .selectFrom('vector_documents')
+      .select('id')
+      .where('workspace_id', '=', other.id)
+      .execute();
+    expect(theirs.map((r) => r.id).every((id) => id !== triage.id && id !== billing.id)).toBe(true);
+  });
+
   it('works over MCP and refuses bad input naming the field', async () => {
     const called = await h.callTool(ws.mcpToken, 'discover_agent_grid_workflows', {
       query: 'invoice',

@@ -15,7 +15,8 @@ import { RunSchema } from './agent-grid-schemas.ts';
 import type { AgentGridRunsTable } from './agent-grid-tables.ts';
 import { ASSISTANT_JOB, ASSISTANT_RUN_TYPE } from './assistant-loop.ts';
 import { modelConfigured } from './llm-client.ts';
-import { findRun, insertRun, toRun } from './run-store.ts';
+import { FINISHED } from './run-child.ts';
+import { findRun, insertRun, toRun, updateRunRow } from './run-store.ts';
 import { catalogueToolIndex, firstSentence, toolCatalogue, usableTools } from './tool-catalogue.ts';
 
 /** Tools offered to the model per run: the best ranked for the instruction (a prompt of every tool is too long). */
@@ -243,7 +244,7 @@ export const createWorkspaceAssistantRun = defineOperation({
   },
 });
 
-const assistantRuns = runOperations({
+const generic = runOperations({
   module: 'data_agents',
   runType: ASSISTANT_RUN_TYPE,
   readScope: 'data_agents:read',
@@ -252,9 +253,38 @@ const assistantRuns = runOperations({
   noun: 'workspace assistant run',
 });
 
+/** The generic cancel, which also ends the Agent Grid run the assistant was recording (same transaction). */
+const cancelAssistantRun: OperationDefinition = {
+  ...generic.cancel,
+  description:
+    'Cancels a queued or running workspace assistant run: the run and the Agent Grid run recording it are canceled at once, and the model loop stops before its next step (a tool call already made stays recorded). A run that already finished answers 409 conflict.',
+  handler: async (ctx, input) => {
+    const result = await generic.cancel.handler(ctx, input);
+    const run = result.body.run as { input: Record<string, unknown> };
+    const agentRun = await findRun(
+      ctx.db,
+      ctx.workspaceId,
+      String(run.input.agent_grid_run_id ?? ''),
+      ctx.dialect,
+    );
+    if (agentRun && !FINISHED.includes(agentRun.status)) {
+      const changes = { status: 'canceled' as const, finished_at: ctx.now, updated_at: ctx.now };
+      await updateRunRow(ctx.db, ctx.workspaceId, agentRun.id, changes);
+      const data = toRun({ ...agentRun, ...changes });
+      ctx.audit({
+        targetType: 'agent_grid_run',
+        targetId: agentRun.id,
+        changedFields: ['status', 'finished_at'],
+      });
+      ctx.emit({ name: 'agent_grid_run.updated', targetType: 'agent_grid_run', targetId: agentRun.id, data });
+    }
+    return result;
+  },
+};
+
 export const assistantRunOperations = [
   createWorkspaceAssistantRun,
-  assistantRuns.get,
-  assistantRuns.list,
-  assistantRuns.cancel,
+  generic.get,
+  generic.list,
+  cancelAssistantRun,
 ];
