@@ -24,7 +24,8 @@ afterAll(async () => {
 describe('create_service_guide_session', () => {
   it('cites the page that answers the question, with its anchor, tools and error codes', async () => {
     const answered = await ask(ws, {
-      question: 'How does the workspace assistant refuse a tool outside the scopes, and what if max_steps is reached?',
+      question:
+        'How does the workspace assistant refuse a tool outside the scopes, and what if max_steps is reached?',
     });
     expect(answered.status, answered.text).toBe(201);
     expect(answered.body.mode).toBe('passages');
@@ -109,7 +110,12 @@ describe('with a model', () => {
           JSON.stringify({
             model: 'fake-guide',
             choices: [
-              { message: { role: 'assistant', content: 'It refuses the call with missing_required_scope [1].' } },
+              {
+                message: {
+                  role: 'assistant',
+                  content: 'It refuses the call with missing_required_scope [1].',
+                },
+              },
             ],
             usage: { prompt_tokens: 100, completion_tokens: 9 },
           }),
@@ -132,12 +138,17 @@ describe('with a model', () => {
     const w = await guide.workspace('Guide model');
     const answered = await guide.request('POST', '/v1/assistants/service-guide/sessions', {
       token: w.apiKey,
-      body: { question: 'How does the workspace assistant refuse a tool outside the scopes, and what if max_steps is reached?' },
+      body: {
+        question:
+          'How does the workspace assistant refuse a tool outside the scopes, and what if max_steps is reached?',
+      },
     });
     expect(answered.status, answered.text).toBe(201);
     expect(answered.body.mode).toBe('model');
     expect(answered.body.answer).toBe('It refuses the call with missing_required_scope [1].');
     expect(prompts.at(-1)).toContain('[1] docs/modules/agent-grid.md#workspace-assistant-runs');
-    expect(answered.body.items[1].content).toContain('[1] docs/modules/agent-grid.md#workspace-assistant-runs');
+    expect(answered.body.items[1].content).toContain(
+      '[1] docs/modules/agent-grid.md#workspace-assistant-runs',
+    );
   });
 });
