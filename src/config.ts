@@ -215,7 +215,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     embeddingsModel: env.WOS_EMBEDDINGS_MODEL || undefined,
     embeddingsApiKey: env.WOS_EMBEDDINGS_API_KEY || undefined,
     embeddingsBatchSize: Math.max(1, integer(env.WOS_EMBEDDINGS_BATCH_SIZE, 64, 'WOS_EMBEDDINGS_BATCH_SIZE')),
-    embeddingsTimeoutMs: integer(env.WOS_EMBEDDINGS_TIMEOUT_MS, 15_000, 'WOS_EMBEDDINGS_TIMEOUT_MS') || 15_000,
+    embeddingsTimeoutMs:
+      integer(env.WOS_EMBEDDINGS_TIMEOUT_MS, 15_000, 'WOS_EMBEDDINGS_TIMEOUT_MS') || 15_000,
     llmUrl: env.WOS_LLM_URL || undefined,
     llmModel: env.WOS_LLM_MODEL || undefined,
     llmApiKey: env.WOS_LLM_API_KEY || undefined,
@@ -225,7 +226,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       Math.max(1, integer(env.WOS_ASSISTANT_MAX_STEPS, 8, 'WOS_ASSISTANT_MAX_STEPS')),
     ),
     vectorExactThreshold: integer(env.WOS_VECTOR_EXACT_THRESHOLD, 10_000, 'WOS_VECTOR_EXACT_THRESHOLD'),
-    vectorIndexMaxVectors: integer(env.WOS_VECTOR_INDEX_MAX_VECTORS, 1_000_000, 'WOS_VECTOR_INDEX_MAX_VECTORS'),
+    vectorIndexMaxVectors: integer(
+      env.WOS_VECTOR_INDEX_MAX_VECTORS,
+      1_000_000,
+      'WOS_VECTOR_INDEX_MAX_VECTORS',
+    ),
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
