@@ -196,6 +196,20 @@ describe(`Data Agents stories (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () 
     expect(done.output.reads).toEqual([{ type: 'bi_dataset', id: 'content_performance' }]);
   });
 
+  it("runs the query with the dispatcher's scopes: without bi:write the bi_query job fails, saving nothing", async () => {
+    const scopes = ['data_agents:read', 'data_agents:write', 'data_agents:execute'];
+    const dataOnly = (await h.createCredential(ws.id, 'mcp_token', scopes)).token;
+    const before = (await call('GET', '/v1/bi/queries?dataset_key=content_performance&limit=100')).body
+      .queries;
+    const job = await createJob({ job_type: 'bi_query', input: { query: DEFINITION } });
+    await dispatch(job.id, dataOnly);
+    const failed = await jobWhen(job.id, (j) => j.status === 'failed');
+    expect(failed.error.code).toBe('missing_required_scope');
+    const after = (await call('GET', '/v1/bi/queries?dataset_key=content_performance&limit=100')).body
+      .queries;
+    expect(after).toHaveLength(before.length);
+  });
+
   it('drafts an insight from the numbers and walks lineage upstream from it to the template', async () => {
     const job = await createJob({
       job_type: 'insight_generation',

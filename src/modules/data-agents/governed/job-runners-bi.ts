@@ -1,17 +1,9 @@
-// Native runners over the BI core: bi_query (the governed query run as run_bi_query runs it, saved as a BI
-// query with its BI run, its rows summarized in the job output), dataset_snapshot (the next dataset
+// Native runners over the BI core: bi_query (run_bi_query called on the dispatcher's behalf: the query saved
+// with its BI run, its rows summarized in the job output), dataset_snapshot (the next dataset
 // version) and insight_generation (a draft insight whose figures and narrative come from the numbers:
 // deterministic text, no model). Each reports what it read and produced; the job records them as lineage.
-import { performance } from 'node:perf_hooks';
-import { newId } from '../../../core/ids.ts';
-import { insertQuery } from '../../product-analytics/bi/bi-store.ts';
 import type { QueryDefinition } from '../../product-analytics/bi/query-definition.ts';
-import {
-  type BiResult,
-  type CompiledBiQuery,
-  recordBiRun,
-  runQueryDefinition,
-} from '../../product-analytics/bi/run-query.ts';
+import type { BiResult, CompiledBiQuery } from '../../product-analytics/bi/run-query.ts';
 import { takeSnapshot } from './dataset-version-store.ts';
 import { writeVersion } from './dataset-versions.ts';
 import { type Figure, insertDraftInsight } from './insight-store.ts';
@@ -21,53 +13,28 @@ import type { NodeRef } from './lineage-nodes.ts';
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
-/** Runs the job's query through the BI core and saves it as a BI query with its run, like run_bi_query. */
+/**
+ * Runs the job's query as run_bi_query, through the pipeline on the dispatcher's behalf: their scopes
+ * (bi:write) and the BI module's being enabled apply exactly as if they had called it, and the BI core saves
+ * the query with its BI run and audits it. The numbers are run_bi_query's by construction.
+ */
 async function runSavedQuery(ctx: NativeRunContext, definition: QueryDefinition) {
-  const started = performance.now();
-  const now = ctx.now();
-  const { compiled, result } = await runQueryDefinition(ctx.reads, ctx.workspaceId, definition, {
-    dialect: ctx.dialect,
-    now,
-    credentialId: ctx.credentialId,
-  });
-  const queryId = newId('biq');
-  const run = await recordBiRun(ctx.db, {
-    workspaceId: ctx.workspaceId,
-    runType: 'bi_query',
-    operation: 'dispatch_data_agent_execution_job',
-    trigger: 'manual',
-    input: { query_id: queryId, dataset_key: definition.dataset_key, execution_job_id: ctx.job.id },
-    related: [
-      { type: 'bi_query', id: queryId },
-      ...compiled.metrics.map((m) => ({ type: 'bi_metric', id: m.id })),
-    ],
-    status: 'completed',
-    startedAt: now,
-    durationMs: Math.round(performance.now() - started),
-    rowCount: result.row_count,
-    requestId: ctx.requestId,
-    credentialId: ctx.credentialId,
-  });
-  await insertQuery(ctx.db, {
-    workspace_id: ctx.workspaceId,
-    id: queryId,
+  const body = (await ctx.call('run_bi_query', {
+    ...definition,
     name: ctx.job.title ?? `Execution job ${ctx.job.id}`,
-    dataset_key: definition.dataset_key,
-    definition: JSON.stringify(compiled.definition),
-    created_by: ctx.credentialId,
-    last_run_id: run.id,
-    last_run_at: now,
-    created_at: now,
-    updated_at: now,
-    archived_at: null,
-  });
-  ctx.audit({ targetType: 'bi_query', targetId: queryId, action: 'run', changedFields: [] });
-  ctx.log(`Ran the BI query ${queryId} over ${definition.dataset_key}: ${result.row_count} rows.`);
+  })) as unknown as {
+    query: { id: string; definition: QueryDefinition & { limit: number }; last_run_id: string };
+    result: BiResult;
+    run: { id: string; related: { type: string; id: string }[] };
+  };
+  const { query, result, run } = body;
+  ctx.log(`Ran the BI query ${query.id} over ${definition.dataset_key}: ${result.row_count} rows.`);
   const reads: NodeRef[] = [
     { type: 'bi_dataset', id: definition.dataset_key },
-    ...compiled.metrics.map((m) => ({ type: 'metric', id: m.id })),
+    ...run.related.filter((r) => r.type === 'bi_metric').map((r) => ({ type: 'metric', id: r.id })),
   ];
-  return { compiled, result, queryId, runId: run.id, reads };
+  const compiled = { definition: query.definition, columns: result.columns };
+  return { compiled, result, queryId: query.id, runId: run.id, reads };
 }
 
 /** The rows that fit the output next to the rest (in query order); rows_included says how many. */
@@ -142,7 +109,10 @@ interface MeasureOf {
   summable: boolean;
 }
 
-function measuresOf(compiled: CompiledBiQuery): MeasureOf[] {
+/** What a draft needs of a compiled query: the definition as run and the result columns. */
+type RanQuery = Pick<CompiledBiQuery, 'definition' | 'columns'>;
+
+function measuresOf(compiled: RanQuery): MeasureOf[] {
   const defs = compiled.definition.measures ?? [];
   return compiled.columns
     .filter((c) => c.role === 'measure')
@@ -165,11 +135,7 @@ function measuresOf(compiled: CompiledBiQuery): MeasureOf[] {
  * Figures and narrative of a result, from its numbers only: per measure, the first rows (in query order)
  * as figures, a total per unit for counts and sums, and sentences naming the highest and lowest rows.
  */
-export function draftFromResult(
-  compiled: CompiledBiQuery,
-  result: BiResult,
-  source: { type: string; id: string },
-) {
+export function draftFromResult(compiled: RanQuery, result: BiResult, source: { type: string; id: string }) {
   const dims = result.columns.filter((c) => c.role !== 'measure').map((c) => c.name);
   const key = compiled.definition.dataset_key;
   const labelOf = (row: BiResult['rows'][number]) =>

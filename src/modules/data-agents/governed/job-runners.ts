@@ -38,8 +38,6 @@ export interface NativeRunContext {
   dialect: Dialect;
   /** The dispatcher's credential (BI governance: a draft metric is usable by its creator only). */
   credentialId: string | null;
-  /** The run's request ID (BI runs a runner records carry it). */
-  requestId: string;
   signal: AbortSignal;
   now(): string;
   /** Calls a registry tool on the dispatcher's behalf, through the pipeline (scopes and modules checked). */
@@ -110,7 +108,6 @@ const runJob = (clock: Clock) =>
           reads: context.reads,
           dialect: context.dialect,
           credentialId: context.run.credential_id ?? null,
-          requestId: context.run.request_id,
           signal: context.signal,
           now,
           call: context.call,
