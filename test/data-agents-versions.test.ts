@@ -183,6 +183,15 @@ describe(`dataset versions and manifests (${usingPostgres ? 'PostgreSQL' : 'SQLi
     expect(twice.body.error.code).toBe('conflict');
     const listed = await call('GET', `/v1/data-agents/manifests?version_id=${first.id}`);
     expect(listed.body.manifests).toEqual([made.body.manifest]);
+    const lookup = await call('GET', `/v1/data-agents/manifests/${made.body.manifest.id}`);
+    expect(lookup.body.manifest).toEqual(made.body.manifest);
+    const foreignLookup = await call(
+      'GET',
+      `/v1/data-agents/manifests/${made.body.manifest.id}`,
+      undefined,
+      other.apiKey,
+    );
+    expect(foreignLookup.status).toBe(404);
     const reads = await call(
       'GET',
       `/v1/data-agents/lineage?node_type=source_object&node_id=${source.body.source_object.id}`,
