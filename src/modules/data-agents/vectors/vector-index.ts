@@ -60,7 +60,10 @@ function serially<T>(entry: IndexEntry, work: () => Promise<T> | T): Promise<T> 
 
 function put(entry: IndexEntry, doc: ScannedDocument): void {
   // Without a vector (replaced by text whose external embedding is pending or failed) it is not searchable.
-  if (!doc.vector) return remove(entry, doc.id);
+  if (!doc.vector) {
+    remove(entry, doc.id);
+    return;
+  }
   let label = entry.labels.get(doc.id);
   const fresh = label === undefined;
   if (fresh) {
