@@ -271,7 +271,10 @@ describe('create_workspace_assistant_run without a model', () => {
     expect(planned.status, planned.text).toBe(200);
     const run = planned.body.assistant_run;
     expect(run.mode).toBe('plan');
-    expect(planned.body.run).toBeNull();
+    expect(planned.body.run).toMatchObject({
+      status: 'completed',
+      result_ref: planned.body.assistant_run.id,
+    });
     const tools = run.plan.map((p: any) => p.tool);
     expect(tools).toContain('search_contacts');
     // Reads only by default: no write tool is planned.
@@ -289,6 +292,17 @@ describe('create_workspace_assistant_run without a model', () => {
     expect(agentRun.status).toBe('completed');
     expect(agentRun.output).toMatchObject({ mode: 'plan', answer: null });
     expect(agentRun.metadata).toEqual({ source: 'workspace_assistant', mode: 'plan' });
+  });
+
+  it('replays a plan on a retry with the same idempotency key (its completed run)', async () => {
+    const w = await plain.workspace('Retry');
+    const body = { instruction: 'list my tasks', idempotency_key: 'plan-1' };
+    const first = await plain.request('POST', '/v1/assistants/workspace/runs', { token: w.apiKey, body });
+    const second = await plain.request('POST', '/v1/assistants/workspace/runs', { token: w.apiKey, body });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body.assistant_run).toEqual(first.body.assistant_run);
+    expect(second.body.run).toEqual(first.body.run);
   });
 
   it('plans only with tools the caller may use', async () => {

@@ -9,44 +9,29 @@ import { notFound } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { Enum, Nullable, Shape, Text } from '../../../core/resource-schema.ts';
 import { runOperations } from '../../../core/run-operations.ts';
-import { RunResource } from '../../../core/run-resource.ts';
+import { RunResource, toRunResource } from '../../../core/run-resource.ts';
 import { MapOf, Strict } from '../../../core/schema.ts';
+import type { RunsTable } from '../../../db/tables.ts';
 import { RunSchema } from './agent-grid-schemas.ts';
 import type { AgentGridRunsTable } from './agent-grid-tables.ts';
 import { ASSISTANT_JOB, ASSISTANT_RUN_TYPE } from './assistant-loop.ts';
+import { insertFinishedRun } from './assistant-store.ts';
 import { modelConfigured } from './llm-client.ts';
 import { FINISHED } from './run-child.ts';
 import { findRun, insertRun, toRun, updateRunRow } from './run-store.ts';
-import { catalogueToolIndex, firstSentence, toolCatalogue, usableTools } from './tool-catalogue.ts';
+import {
+  argumentSkeleton,
+  catalogueToolIndex,
+  firstSentence,
+  toolCatalogue,
+  usableTools,
+} from './tool-catalogue.ts';
 
 /** Tools offered to the model per run: the best ranked for the instruction (a prompt of every tool is too long). */
 const OFFERED = 24;
 const PLANNED = 8;
 /** Never offered: an assistant does not start assistants. */
 const NEVER = new Set(['create_workspace_assistant_run']);
-
-/** A placeholder per required field (its first example or its type), the optional fields by name. */
-export function argumentSkeleton(input: TObject) {
-  const required = new Set(input.required ?? []);
-  const args: Record<string, unknown> = {};
-  const optional: string[] = [];
-  for (const [name, schema] of Object.entries(input.properties as Record<string, TSchema>)) {
-    if (name === 'idempotency_key' || name === 'dry_run') continue;
-    if (!required.has(name)) {
-      optional.push(name);
-      continue;
-    }
-    const example = (schema.examples as unknown[] | undefined)?.[0];
-    const values = (schema.anyOf as TSchema[] | undefined)
-      ?.map((s) => s.const)
-      .filter((v) => v !== undefined);
-    args[name] =
-      example ??
-      values?.[0] ??
-      `<${schema.type ?? 'value'}${schema.description ? `: ${schema.description}` : ''}>`;
-  }
-  return { arguments: args, optional_fields: optional };
-}
 
 /** The tools the caller may use in this run: reads, and writes only with allow_writes (scopes held). */
 async function offerable(ctx: OperationContext, allowWrites: boolean): Promise<OperationDefinition[]> {
@@ -132,6 +117,35 @@ function agentRunRow(ctx: OperationContext, fields: Partial<AgentGridRunsTable>)
   };
 }
 
+/** The run of a plan-mode call: recorded completed (result_ref: the Agent Grid run), with its audit event. */
+async function finishedRun(ctx: OperationContext, input: Record<string, unknown>) {
+  const row: RunsTable = {
+    workspace_id: ctx.workspaceId,
+    id: newId('run'),
+    run_type: ASSISTANT_RUN_TYPE,
+    module: 'data_agents',
+    operation: 'create_workspace_assistant_run',
+    job_name: ASSISTANT_JOB,
+    status: 'completed',
+    trigger: ctx.surface === 'worker' ? 'worker' : 'manual',
+    input_summary: JSON.stringify(input),
+    attempts: 0,
+    queued_at: ctx.now,
+    started_at: ctx.now,
+    finished_at: ctx.now,
+    duration_ms: 0,
+    error_code: null,
+    error_message: null,
+    result_ref: String(input.agent_grid_run_id),
+    request_id: ctx.requestId,
+    credential_id: ctx.actor.credentialId ?? ctx.actor.onBehalfOf ?? null,
+    updated_at: ctx.now,
+  };
+  await insertFinishedRun(ctx.db, row);
+  ctx.audit({ targetType: 'run', targetId: row.id, action: 'start', changedFields: [] });
+  return toRunResource(row);
+}
+
 export const createWorkspaceAssistantRun = defineOperation({
   name: 'create_workspace_assistant_run',
   module: 'data_agents',
@@ -140,7 +154,7 @@ export const createWorkspaceAssistantRun = defineOperation({
   starts: { runType: ASSISTANT_RUN_TYPE, job: ASSISTANT_JOB },
   summary: 'Ask the workspace assistant to do something',
   description:
-    "Gives the workspace assistant an instruction in natural language. With the operator's language model configured (mode model) it answers 202 with a queued run: a background job lets the model call the tools this credential may use (reads only, unless allow_writes is true and the credential holds the write scopes), each call through the normal pipeline on your behalf, recorded as an Agent Grid run with its tool calls (with request_ids) and token cost events; the answer and the request_ids it relied on land in that run's output (GET /v1/agent-grid/runs/{id}). Without a model (mode plan) it answers 200 at once with the most relevant tools and argument skeletons to call yourself; it never invents an answer.",
+    "Gives the workspace assistant an instruction in natural language. With the operator's language model configured (mode model) it answers 202 with a queued run: a background job lets the model call the tools this credential may use (reads only, unless allow_writes is true and the credential holds the write scopes), each call through the normal pipeline on your behalf, recorded as an Agent Grid run with its tool calls (with request_ids) and token cost events; the answer and the request_ids it relied on land in that run's output (GET /v1/agent-grid/runs/{id}). Without a model (mode plan) it answers 200 at once (a run recorded completed) with the most relevant tools and argument skeletons to call yourself; it never invents an answer.",
   input: Strict({
     instruction: Type.String({ minLength: 1, maxLength: 4000, examples: ['Which invoices are overdue?'] }),
     allow_writes: Type.Optional(
@@ -178,10 +192,11 @@ export const createWorkspaceAssistantRun = defineOperation({
           started_at: ctx.now,
           finished_at: ctx.now,
           input: JSON.stringify(base),
-          output: JSON.stringify({ mode: 'plan', answer: null, plan: plan.map((p) => p.tool) }),
+          output: JSON.stringify({ mode: 'plan', answer: null, plan }),
           metadata: JSON.stringify({ source: 'workspace_assistant', mode: 'plan' }),
         }),
       );
+      const run = await finishedRun(ctx, { agent_grid_run_id: agentRun.id, ...base });
       const assistantRun = {
         id: agentRun.id,
         mode: 'plan',
@@ -191,7 +206,7 @@ export const createWorkspaceAssistantRun = defineOperation({
         tools_offered: [],
         agent_grid_run: agentRun,
       };
-      return { body: { assistant_run: assistantRun, run: null }, status: 200 };
+      return { body: { assistant_run: assistantRun, run }, status: 200, createdId: run.id };
     }
     const offered = ranked.map((r) => r.item.name);
     const maxSteps = Math.min(input.max_steps ?? ctx.config.assistantMaxSteps, ctx.config.assistantMaxSteps);
@@ -228,14 +243,16 @@ export const createWorkspaceAssistantRun = defineOperation({
     const row = await findRun(ctx.db, ctx.workspaceId, agentRunId);
     if (!row) throw notFound('agent grid run');
     const input = JSON.parse(row.input) as { instruction: string; allow_writes: boolean };
+    const output = row.output ? (JSON.parse(row.output) as { plan?: unknown[] }) : {};
+    const mode = output.plan ? 'plan' : 'model';
     return {
       assistant_run: {
         id: row.id,
-        mode: 'model',
+        mode,
         status: row.status,
         instruction: input.instruction,
         allow_writes: input.allow_writes,
-        plan: null,
+        plan: output.plan ?? null,
         tools_offered: [],
         agent_grid_run: toRun(row),
       },

@@ -2,7 +2,7 @@
 // Each reads a few rows through an index of the workspace (no counting of whole tables: counts come from the
 // record counters).
 import type { Kysely } from 'kysely';
-import type { DB } from '../../../db/tables.ts';
+import type { DB, RunsTable } from '../../../db/tables.ts';
 
 /** Open deals (closed_at null) per stage and currency: count and value in cents. */
 export async function openDealsByStage(db: Kysely<DB>, workspaceId: string) {
@@ -47,4 +47,12 @@ export function recentAgentRuns(db: Kysely<DB>, workspaceId: string, limit: numb
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/**
+ * A run that is complete when recorded (a plan-mode assistant call: nothing to do in the background), so
+ * every assistant call is a run and an idempotency key binds to it like a started one.
+ */
+export async function insertFinishedRun(db: Kysely<DB>, row: RunsTable): Promise<void> {
+  await db.insertInto('runs').values(row).execute();
 }

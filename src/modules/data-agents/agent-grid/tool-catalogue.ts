@@ -1,6 +1,7 @@
 // The tools of this service as the module list declares them, for work that has no call's registry at hand
 // (the outbox consumer and the job of workflow discovery, the assistant's job) and for ranking tools by
 // their descriptions. Loaded lazily: the module list imports this module.
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { OperationContext } from '../../../core/context.ts';
 import type { OperationDefinition } from '../../../core/define-operation.ts';
 import { HybridIndex } from './text-rank.ts';
@@ -72,4 +73,27 @@ export function catalogueToolIndex(ctx: OperationContext): Promise<HybridIndex<O
     return toolIndexOf(all);
   });
   return toolIndex;
+}
+
+/** A placeholder per required field (its first example or its type), the optional fields by name. */
+export function argumentSkeleton(input: TObject) {
+  const required = new Set(input.required ?? []);
+  const args: Record<string, unknown> = {};
+  const optional: string[] = [];
+  for (const [name, schema] of Object.entries(input.properties as Record<string, TSchema>)) {
+    if (name === 'idempotency_key' || name === 'dry_run') continue;
+    if (!required.has(name)) {
+      optional.push(name);
+      continue;
+    }
+    const example = (schema.examples as unknown[] | undefined)?.[0];
+    const values = (schema.anyOf as TSchema[] | undefined)
+      ?.map((s) => s.const)
+      .filter((v) => v !== undefined);
+    args[name] =
+      example ??
+      values?.[0] ??
+      `<${schema.type ?? 'value'}${schema.description ? `: ${schema.description}` : ''}>`;
+  }
+  return { arguments: args, optional_fields: optional };
 }
