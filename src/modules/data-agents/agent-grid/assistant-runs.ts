@@ -2,7 +2,7 @@
 // it starts a run (202): the job (assistant-loop.ts) runs a bounded tool-calling loop over the tools the
 // caller may use, recorded as an Agent Grid run. Without a model it answers at once with a plan only: the
 // most relevant tools (ranked over their descriptions) with argument skeletons, never an invented answer.
-import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../../core/context.ts';
 import { defineOperation, type OperationDefinition } from '../../../core/define-operation.ts';
 import { notFound } from '../../../core/errors.ts';
