@@ -201,7 +201,11 @@ export const adminRoutes: AdminRoute[] = [
     response: Shape({ vector_collection: VectorCollectionSchema }),
     status: 200,
     handler: async ({ operator, params }) => ({
-      vector_collection: await restoreVectorCollection(operator, params.workspace_id!, params.collection_key!),
+      vector_collection: await restoreVectorCollection(
+        operator,
+        params.workspace_id!,
+        params.collection_key!,
+      ),
     }),
   },
   {
