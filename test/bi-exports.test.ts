@@ -305,6 +305,35 @@ describe(`BI exports (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     expect(assets).toEqual([]);
   });
 
+  it("fails an export whose file would pass the workspace's asset_bytes entitlement", async () => {
+    const limited = await h.workspace('Limited');
+    const patch = await h.admin('PATCH', `/workspaces/${limited.id}`, { entitlements: { asset_bytes: 50 } });
+    expect(patch.status, patch.text).toBe(200);
+    for (const deal of DEALS)
+      expect((await call('POST', '/v1/deals', deal, limited.apiKey)).status).toBe(201);
+    const saved = await call(
+      'POST',
+      '/v1/bi/queries/run',
+      { dataset_key: 'crm_pipeline', dimensions: ['deal_name'] },
+      limited.apiKey,
+    );
+    expect(saved.status, saved.text).toBe(200);
+    const created = await createExport(
+      { name: 'Too big', format: 'csv', query_id: saved.body.query.id },
+      limited.apiKey,
+    );
+    const failed = await finished(created.export.id, limited.apiKey);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, asset_id: null, download: null });
+    expect(failed.error.code).toBe('billing_limit_exceeded');
+    expect(failed.error.message).toContain('asset_bytes');
+    const assets = await h.db
+      .selectFrom('assets')
+      .select('id')
+      .where('workspace_id', '=', limited.id)
+      .execute();
+    expect(assets).toEqual([]);
+  });
+
   it('renames and archives an export through update_bi_object and archive_bi_object', async () => {
     const created = await createExport({ name: 'To rename', format: 'csv', query_id: queryId });
     await finished(created.export.id);

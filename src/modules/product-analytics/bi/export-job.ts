@@ -2,11 +2,14 @@
 // the query layer's chunked stream, write the file into asset storage, and record it as an asset and on the
 // export, in the run's transaction on PostgreSQL (the run completes with them, or neither happens). Runs for
 // create_bi_export's run (job bi.export) and for a scheduled refresh of an export (export-schedule-target).
+
+import { checkAmountEntitlement } from '../../../core/billing.ts';
 import { fail, notFound } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { defineRunJob, type RunWorkContext } from '../../../core/run-job.ts';
-import { insertAsset, updateAssetRow } from '../../assets/asset-store.ts';
+import { assetBytesInUse, insertAsset, updateAssetRow } from '../../assets/asset-store.ts';
 import { storageFor } from '../../assets/storage/configured.ts';
+import { windowStart } from '../../assets/upload-lifecycle.ts';
 import { findQuery } from './bi-store.ts';
 import { writeExportFile } from './export-file.ts';
 import { CONTENT_TYPES } from './export-schemas.ts';
@@ -63,6 +66,15 @@ export async function produceExport(work: RunWorkContext, exportId: string) {
   );
   try {
     work.signal.throwIfAborted();
+    // The file is an asset like an upload: it counts toward the workspace's asset_bytes entitlement.
+    await checkAmountEntitlement(work.db, work.dialect, workspaceId, {
+      name: 'asset_bytes',
+      adding: written.sizeBytes,
+      used: () => assetBytesInUse(work.db, workspaceId, windowStart(new Date(now))),
+      message: (maximum, used) =>
+        `The export's file of ${written.sizeBytes} bytes would pass the workspace's asset_bytes limit of ` +
+        `${maximum} bytes (${used} are stored or pending).`,
+    });
     await insertAsset(work.db, {
       workspace_id: workspaceId,
       id: assetId,
