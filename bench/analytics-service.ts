@@ -7,14 +7,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
 import { loadConfig } from '../src/config.ts';
-import { systemClock } from '../src/core/clock.ts';
-import { newId } from '../src/core/ids.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { rebuildStaleObjectWindows } from '../src/modules/product-analytics/object-window-job.ts';
 import { pgClient } from './analytics-seed.ts';
+import { benchWorkspace } from './bench-service.ts';
 
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL || undefined;
 /** A port nothing listens on now: other benchmarks may be running on this machine. */
@@ -59,21 +57,17 @@ export async function newPlace(dir: string): Promise<Place> {
   };
 }
 
-/** Migrates a place; with `workspaces`, creates them (no rate limit) with an all-scopes API key each. */
-export async function prepare(place: Place, workspaces: string[]) {
+/** Migrates a place; with `workspaces`, creates them (no rate limit) with an API key of `scopes` each. */
+export async function prepare(
+  place: Place,
+  workspaces: string[],
+  scopes: string[] = ['analytics:read', 'analytics:write'],
+) {
   const database = openDatabase(loadConfig({ ...place.env, WOS_ADMIN_TOKEN: OPERATOR }));
   // The schema too on PostgreSQL: the migrator looks for its tables across schemas otherwise.
   await migrateToLatest(database.db, place.schema);
-  const call = { db: database.db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
   const made: { id: string; key: string }[] = [];
-  for (const name of workspaces) {
-    const workspace = await createWorkspace(call, { name });
-    await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
-    const scopes = ['analytics:read', 'analytics:write'];
-    const key = (await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes }))
-      .token;
-    made.push({ id: workspace.id, key });
-  }
+  for (const name of workspaces) made.push(await benchWorkspace(database.db, name, scopes));
   await database.close();
   return made;
 }

@@ -5,16 +5,7 @@
 // (target: under 100 MB at 1,000,000 rows), and on SQLite the heavy-read worker processes' RSS too. SQLite
 // by default; PostgreSQL when BENCH_DATABASE_URL is set.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { SCOPES } from '../src/core/catalogue.ts';
-import { systemClock } from '../src/core/clock.ts';
-import { newId } from '../src/core/ids.ts';
+import { benchWorkspace, injector, startInProcess } from './bench-service.ts';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 const BATCH = 1000;
@@ -34,35 +25,13 @@ function childrenRss(): number {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-bi-export-'));
-  const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const schema = `bench_bi_export_${Date.now()}`;
-  const config = loadConfig({
-    WOS_DATA_DIR: dir,
-    WOS_LOG_LEVEL: 'error',
+  const { service, db, dialect, close } = await startInProcess('bi-export', {
     WOS_WORKER: 'on',
     WOS_WORKER_POLL_MS: '200',
-    ...(databaseUrl ? { WOS_DATABASE_URL: databaseUrl, WOS_DATABASE_SCHEMA: schema } : {}),
   });
-  const service = await buildApp({ config });
   try {
-    const db = service.deps.database.db;
-    const call = { db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
-    const workspace = await createWorkspace(call, { name: 'BI export bench' });
-    await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
-    const key = (
-      await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
-    ).token;
-    const request = async (method: 'POST' | 'GET', url: string, body?: unknown) => {
-      const response = await service.app.inject({
-        method,
-        url,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
-      return response.json();
-    };
+    const workspace = await benchWorkspace(db, 'BI export bench');
+    const request = injector(service, workspace.key);
 
     const seedStarted = performance.now();
     const base = Date.parse('2026-01-01T00:00:00.000Z');
@@ -136,7 +105,7 @@ async function main(): Promise<void> {
       throw new Error(`export ${exported.status}: ${JSON.stringify(exported.error)}`);
     const growth = peak - baseline;
     console.log(
-      `${usingPostgres(databaseUrl)}: exported ${exported.row_count} rows (${mb(exported.size_bytes)} CSV) in ` +
+      `${dialect}: exported ${exported.row_count} rows (${mb(exported.size_bytes)} CSV) in ` +
         `${seconds.toFixed(1)} s (${Math.round(exported.row_count / seconds)} rows/s)`,
     );
     console.log(
@@ -148,21 +117,11 @@ async function main(): Promise<void> {
         .map(([k, v]) => `${k} ${mb(baseMemory[k as keyof typeof peaks])} -> ${mb(v)}`)
         .join(', '),
     );
-    if (!databaseUrl) console.log(`heavy-read worker processes: peak RSS ${mb(peakChildren)} together`);
+    if (dialect === 'SQLite')
+      console.log(`heavy-read worker processes: peak RSS ${mb(peakChildren)} together`);
   } finally {
-    await service.app.close();
-    await service.deps.database.close().catch(() => {});
-    fs.rmSync(dir, { recursive: true, force: true });
-    if (databaseUrl) {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.query(`drop schema if exists ${schema}_jobs cascade`);
-      await client.end();
-    }
+    await close();
   }
 }
-
-const usingPostgres = (url: string | undefined) => (url ? 'PostgreSQL' : 'SQLite');
 
 await main();

@@ -13,6 +13,7 @@ import { newId } from '../src/core/ids.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { analyticsBench } from './analytics.ts';
+import { biBench } from './bi.ts';
 import { deliveryDelays, startSink } from './outbox-lag.ts';
 import { postgresWriteBench } from './postgres-writes.ts';
 import { spawnReady } from './spawn-ready.ts';
@@ -260,5 +261,7 @@ await main();
 if (process.env.BENCH_DATABASE_URL) await postgresWriteBench();
 // Application events (issue 11), also `npm run bench:analytics`; BENCH_ANALYTICS=off leaves them out.
 if (process.env.BENCH_ANALYTICS !== 'off') await analyticsBench();
+// Custom BI at scale (issue 12, item 11), also `npm run bench:bi`; BENCH_BI=off leaves it out.
+if (process.env.BENCH_BI !== 'off') await biBench();
 // Vector collections (issue 14, item 5), also `npm run bench:vectors`; BENCH_VECTORS=off leaves them out.
 if (process.env.BENCH_VECTORS !== 'off') await vectorsBench();

@@ -61,7 +61,7 @@ export function deepCursor(issued: string, id: string): string {
 }
 
 /** A read-only Kysely over the bench database that records every query it runs. */
-function recordingDb(target: { file: string; url?: string; schema?: string }) {
+export function recordingDb(target: { file: string; url?: string; schema?: string }) {
   const queries: CompiledQuery[] = [];
   const dialect = target.url
     ? new PostgresDialect({
@@ -81,7 +81,7 @@ function recordingDb(target: { file: string; url?: string; schema?: string }) {
   return { db, queries };
 }
 
-async function explain(db: Kysely<any>, postgres: boolean, query: CompiledQuery): Promise<string> {
+export async function explain(db: Kysely<any>, postgres: boolean, query: CompiledQuery): Promise<string> {
   const prefix = postgres ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
   const rows = (await db.executeQuery({ ...query, sql: `${prefix} ${query.sql}`, query: query.query }))
     .rows as any[];
@@ -153,7 +153,7 @@ export interface LoopTiming {
   samples: number;
 }
 
-async function loopFor(seconds: number, call: (i: number) => Promise<void>): Promise<LoopTiming> {
+export async function loopFor(seconds: number, call: (i: number) => Promise<void>): Promise<LoopTiming> {
   const times: number[] = [];
   const until = Date.now() + seconds * 1000;
   while (Date.now() < until) {

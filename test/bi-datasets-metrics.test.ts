@@ -102,8 +102,8 @@ describe('BI datasets and metrics', () => {
     const result = await post(a, '/v1/bi/queries/run', { dataset_key: 'won_deals' });
     expect(result.status).toBe(200);
     expect(result.body.result.rows).toEqual([
-      { stage_key: 'won', stage: 'won', currency: 'EUR', deals: 1, value_cents: 500 },
-      { stage_key: 'won', stage: 'won', currency: 'USD', deals: 1, value_cents: 1000 },
+      { stage_key: 'won', currency: 'EUR', deals: 1, value_cents: 500 },
+      { stage_key: 'won', currency: 'USD', deals: 1, value_cents: 1000 },
     ]);
     const hidden = await post(a, '/v1/bi/queries/run', {
       dataset_key: 'won_deals',

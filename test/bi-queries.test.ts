@@ -201,19 +201,31 @@ describe('BI queries', () => {
     expect(result.status).toBe(200);
     expect(result.body.result.columns.map((c: { name: string }) => c.name)).toEqual([
       'stage_key',
-      'stage',
       'currency',
       'deals',
       'value_cents',
     ]);
     expect(result.body.result.rows).toEqual([
-      { stage_key: 'demo', stage: 'Demo', currency: 'USD', deals: 1, value_cents: 40 },
-      { stage_key: 'new', stage: 'new', currency: 'EUR', deals: 1, value_cents: 300 },
-      { stage_key: 'new', stage: 'new', currency: 'USD', deals: 2, value_cents: 350 },
-      { stage_key: 'won', stage: 'won', currency: 'EUR', deals: 1, value_cents: 500 },
-      { stage_key: 'won', stage: 'won', currency: 'USD', deals: 1, value_cents: 1000 },
+      { stage_key: 'demo', currency: 'USD', deals: 1, value_cents: 40 },
+      { stage_key: 'new', currency: 'EUR', deals: 1, value_cents: 300 },
+      { stage_key: 'new', currency: 'USD', deals: 2, value_cents: 350 },
+      { stage_key: 'won', currency: 'EUR', deals: 1, value_cents: 500 },
+      { stage_key: 'won', currency: 'USD', deals: 1, value_cents: 1000 },
     ]);
     expect(result.body.result).toMatchObject({ row_count: 5, truncated: false });
+    // The stage name (a custom stage's own) is a dimension to ask for.
+    const named = await run(a, {
+      dataset_key: 'crm_pipeline',
+      dimensions: ['stage_key', 'stage'],
+      measures: [
+        { aggregate: 'count', as: 'deals' },
+        { column: 'amount_cents', aggregate: 'sum', as: 'value_cents' },
+      ],
+      filters: [{ column: 'stage_key', operator: 'eq', value: 'demo' }],
+    });
+    expect(named.body.result.rows).toEqual([
+      { stage_key: 'demo', stage: 'Demo', currency: 'USD', deals: 1, value_cents: 40 },
+    ]);
     expect(result.body.request_id).toBeTruthy();
 
     // A sum without dimensions is still one row per currency; filters narrow it; the limit truncates.
@@ -438,7 +450,7 @@ describe('BI queries', () => {
     expect(query.definition).toMatchObject({
       dataset_key: 'crm_pipeline',
       limit: 2,
-      dimensions: ['stage_key', 'stage'],
+      dimensions: ['stage_key'],
     });
     expect(biRun).toMatchObject({
       status: 'completed',

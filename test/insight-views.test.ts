@@ -142,7 +142,7 @@ describe(`insight views (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
       { stage_key: 'new', currency: 'EUR', deals: 2, value_cents: 200_000 },
     ]);
     const defaults = await view({ source: { type: 'bi_template', dataset_key: 'crm_pipeline' } });
-    expect(defaults.dimensions).toEqual(['stage_key', 'stage']);
+    expect(defaults.dimensions).toEqual(['stage_key']);
     const listed = await h.callTool(a.mcpToken, 'list_insight_views', { source_type: 'bi_template' });
     expect(listed.body.insight_views.map((v: any) => v.id)).toEqual([defaults.id, id]);
   });
@@ -191,7 +191,7 @@ describe(`insight views (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
       source: { type: 'bi_template', dataset_key: 'crm_pipeline' },
     });
     expect(rekinded.status, rekinded.text).toBe(200);
-    expect(rekinded.body.insight_view.dimensions).toEqual(['stage_key', 'stage']);
+    expect(rekinded.body.insight_view.dimensions).toEqual(['stage_key']);
     expect(fields(await call('PATCH', `/v1/insights/views/${v.id}`, {}))).toEqual(['(body)']);
     const first = await call('DELETE', `/v1/insights/views/${v.id}`);
     expect(first.body.insight_view.archived_at).toBe(clock.current.toISOString());

@@ -34,6 +34,7 @@ const RELEASED = [
   '0022-bi-objects',
   '0023-bi-exports',
   '0025-data-agents-versions',
+  '0026-bi-indexes',
 ];
 
 const noop = { up: async () => {} };

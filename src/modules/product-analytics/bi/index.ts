@@ -3,6 +3,7 @@ import * as biQueries from '../migrations/0016-bi-queries.ts';
 import * as biSchedules from '../migrations/0021-bi-schedules.ts';
 import * as biObjects from '../migrations/0022-bi-objects.ts';
 import * as biExports from '../migrations/0023-bi-exports.ts';
+import * as biIndexes from '../migrations/0026-bi-indexes.ts';
 import { archiveBiObject, updateBiObject } from './bi-objects.ts';
 import { getBiRun, listBiRunsOperation } from './bi-runs.ts';
 import type { BiTables } from './bi-tables.ts';
@@ -26,6 +27,7 @@ export const biParts: ModuleParts<BiTables> = {
     '0021-bi-schedules': biSchedules,
     '0022-bi-objects': biObjects,
     '0023-bi-exports': biExports,
+    '0026-bi-indexes': biIndexes,
   },
   operations: [
     listBiTemplates,

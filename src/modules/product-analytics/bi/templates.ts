@@ -121,8 +121,10 @@ export const TEMPLATES: readonly BiTemplate[] = [
       col('closed_at', 'timestamp', 'time', 'When it entered a won or lost stage; null while open.'),
     ],
     time_column: 'created_at',
+    // By stage key alone: the grouping then follows deals_stage_value (workspace_id, stage_key, currency,
+    // amount_cents), read in order with no sort, and no stage name is looked up per deal (bench:bi).
     default_query: {
-      dimensions: ['stage_key', 'stage'],
+      dimensions: ['stage_key'],
       measures: [
         { aggregate: 'count', as: 'deals' },
         { column: 'amount_cents', aggregate: 'sum', as: 'value_cents' },
