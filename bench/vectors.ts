@@ -4,19 +4,13 @@
 // service: latency percentiles and recall@10 against exact search. SQLite by default; PostgreSQL when
 // BENCH_DATABASE_URL is set. The data is clustered like real embeddings (random unit vectors are the worst case
 // for any graph index and not what embedding models produce); queries are perturbed documents.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { SCOPES } from '../src/core/catalogue.ts';
-import { systemClock } from '../src/core/clock.ts';
-import { newId } from '../src/core/ids.ts';
 import { searchIndex, startBuild } from '../src/modules/data-agents/vectors/vector-index.ts';
 import type { Filter } from '../src/modules/data-agents/vectors/vector-schemas.ts';
 import { collectionState } from '../src/modules/data-agents/vectors/vector-store.ts';
+import { benchWorkspace, injector, startInProcess } from './bench-service.ts';
 
 const DOCS = Number(process.env.BENCH_VECTOR_DOCS ?? 100_000);
 const DIM = Number(process.env.BENCH_VECTOR_DIM ?? 384);
@@ -65,35 +59,10 @@ export async function vectorsBench(): Promise<void> {
 
   // Independent of the clusters: a filter keeps documents everywhere (cluster is the correlated field).
   const shards = Array.from({ length: DOCS }, () => Math.floor(next() * 10));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-vectors-'));
-  const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const config = loadConfig({
-    WOS_DATA_DIR: dir,
-    WOS_LOG_LEVEL: 'error',
-    WOS_WORKER: 'off',
-    ...(databaseUrl
-      ? { WOS_DATABASE_URL: databaseUrl, WOS_DATABASE_SCHEMA: `bench_vectors_${Date.now()}` }
-      : {}),
-  });
-  const service = await buildApp({ config });
+  const { service, config, db, dialect, close } = await startInProcess('vectors', { WOS_WORKER: 'off' });
   try {
-    const db = service.deps.database.db;
-    const call = { db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
-    const workspace = await createWorkspace(call, { name: 'Vectors bench' });
-    await updateWorkspace(call, workspace.id, { rate_limit_per_minute: null });
-    const key = (
-      await createCredential(call, workspace.id, { kind: 'api_key', name: 'bench', scopes: [...SCOPES] })
-    ).token;
-    const request = async (method: 'POST' | 'GET', url: string, body?: unknown) => {
-      const response = await service.app.inject({
-        method,
-        url,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
-      return response.json();
-    };
+    const workspace = await benchWorkspace(db, 'Vectors bench');
+    const request = injector(service, workspace.key);
     const created = await request('POST', '/v1/vector-collections', {
       key: 'bench',
       name: 'Bench',
@@ -101,7 +70,6 @@ export async function vectorsBench(): Promise<void> {
     });
     const collectionId = created.vector_collection.id as string;
 
-    const dialect = databaseUrl ? 'PostgreSQL' : 'SQLite';
     process.stdout.write(
       `\nvector collections: ${DOCS.toLocaleString('en-US')} documents of dimension ${DIM}, ${dialect}, load average ${os.loadavg()[0]!.toFixed(1)}\n`,
     );
@@ -233,9 +201,7 @@ export async function vectorsBench(): Promise<void> {
       );
     }
   } finally {
-    await service.app.close();
-    await service.deps.database.close().catch(() => {});
-    fs.rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 
