@@ -121,7 +121,8 @@ describe(`execution planes and native jobs (${usingPostgres ? 'PostgreSQL' : 'SQ
     // dispatch is MCP-only: a job is never queued over REST, and illegal moves name the current status.
     const again = await tool('dispatch_data_agent_execution_job', { job_id: job.id });
     expect(again.body.error.code).toBe('conflict');
-    expect(again.body.error.message).toContain('is queued');
+    // The worker may have taken the job already: the message names whichever status it is in now.
+    expect(again.body.error.message).toMatch(/ is (queued|running|completed);/);
 
     const done = await jobWhen(job.id, (j) => j.status === 'completed');
     expect(done).toMatchObject({ attempts: 1, progress: 100, error: null });
