@@ -1,10 +1,8 @@
 // Inputs and checks shared by the Agent Grid operations.
 import { Type } from '@sinclair/typebox';
-import { type Kysely, sql } from 'kysely';
 import type { OperationContext } from '../../../core/context.ts';
 import { type FieldError, fail, validationFailed } from '../../../core/errors.ts';
 import { FreeFields, MapOf } from '../../../core/schema.ts';
-import type { DB } from '../../../db/tables.ts';
 
 export const idInput = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 255, ...(description ? { description } : {}) });
@@ -47,29 +45,6 @@ export function checkToolList(ctx: OperationContext, tools: readonly string[], f
     seen.add(tool);
   });
   if (errors.length) throw validationFailed(errors);
-}
-
-/**
- * The next number of a counter column of one row (a version, a sequence), by one atomic UPDATE ... RETURNING:
- * on PostgreSQL the row stays locked until the call commits, so concurrent creates take turns and never
- * share a number (the unique constraint on the numbered rows is the backstop); SQLite has one writer.
- */
-export async function bumpCounter(
-  db: Kysely<DB>,
-  table: 'agent_definitions' | 'agent_workflows' | 'agent_sessions',
-  column: 'latest_version' | 'item_count',
-  workspaceId: string,
-  id: string,
-  extra: Record<string, unknown> = {},
-): Promise<number> {
-  const row = await db
-    .updateTable(table as 'agent_sessions')
-    .set({ [column]: sql`${sql.ref(column)} + 1`, ...extra } as never)
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .returning(sql<number>`${sql.ref(column)}`.as('value'))
-    .executeTakeFirstOrThrow();
-  return Number(row.value);
 }
 
 /** A write on a record past the state it needs (a finished run, a closed session): 409 naming the state. */

@@ -1,5 +1,5 @@
 // Queries of agent definitions and their versions.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { fetchPage, type PageRequest } from '../../../core/pagination.ts';
 import { findRow, insertRows, updateRow } from '../../../db/find-row.ts';
 import type { DB } from '../../../db/tables.ts';
@@ -111,4 +111,27 @@ export async function listAgentVersions(
   if (filters.agent_id) query = query.where('agent_id', '=', filters.agent_id);
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toAgentVersion) };
+}
+
+/**
+ * The next number of a counter column of one row (a version, a sequence), by one atomic UPDATE ... RETURNING:
+ * on PostgreSQL the row stays locked until the call commits, so concurrent creates take turns and never
+ * share a number (the unique constraint on the numbered rows is the backstop); SQLite has one writer.
+ */
+export async function bumpCounter(
+  db: Kysely<DB>,
+  table: 'agent_definitions' | 'agent_workflows' | 'agent_sessions',
+  column: 'latest_version' | 'item_count',
+  workspaceId: string,
+  id: string,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
+  const row = await db
+    .updateTable(table as 'agent_sessions')
+    .set({ [column]: sql`${sql.ref(column)} + 1`, ...extra } as never)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returning(sql<number>`${sql.ref(column)}`.as('value'))
+    .executeTakeFirstOrThrow();
+  return Number(row.value);
 }

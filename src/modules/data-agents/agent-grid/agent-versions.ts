@@ -7,9 +7,15 @@ import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Strict } from '../../../core/schema.ts';
 import { AgentVersionSchema } from './agent-grid-schemas.ts';
-import { bumpCounter, checkToolList, conflictWith, idInput, parseJson } from './agent-grid-shared.ts';
+import { checkToolList, conflictWith, idInput, parseJson } from './agent-grid-shared.ts';
 import type { AgentDefinitionVersionsTable } from './agent-grid-tables.ts';
-import { findAgent, insertAgentVersion, listAgentVersions, toAgentVersion } from './agent-store.ts';
+import {
+  bumpCounter,
+  findAgent,
+  insertAgentVersion,
+  listAgentVersions,
+  toAgentVersion,
+} from './agent-store.ts';
 
 export const agentVersionRecord = defineRecordType({
   type: 'agent_definition_version',

@@ -8,8 +8,9 @@ import { defineRecordType } from '../../../core/record-types.ts';
 import { Enum } from '../../../core/resource-schema.ts';
 import { Strict } from '../../../core/schema.ts';
 import { itemRoles, SessionItemSchema } from './agent-grid-schemas.ts';
-import { bumpCounter, conflictWith, idInput, metadataInput } from './agent-grid-shared.ts';
+import { conflictWith, idInput, metadataInput } from './agent-grid-shared.ts';
 import type { AgentSessionItemsTable } from './agent-grid-tables.ts';
+import { bumpCounter } from './agent-store.ts';
 import { findRun, findToolCall } from './run-store.ts';
 import { findSession, insertSessionItem, listSessionItems, toSessionItem } from './session-store.ts';
 

@@ -7,8 +7,9 @@ import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Strict } from '../../../core/schema.ts';
 import { WorkflowVersionSchema } from './agent-grid-schemas.ts';
-import { bumpCounter, conflictWith, idInput } from './agent-grid-shared.ts';
+import { conflictWith, idInput } from './agent-grid-shared.ts';
 import type { AgentWorkflowVersionsTable } from './agent-grid-tables.ts';
+import { bumpCounter } from './agent-store.ts';
 import {
   findWorkflow,
   insertWorkflowVersion,
