@@ -1,21 +1,8 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { base, references, timestamps } from '../../../db/migration-schema.ts';
 
 // CRM and ledger: leads, deal stages, deals, invoices, payments, accounting, notes. Every key and unique
 // constraint starts with workspace_id; references are composite (workspace_id, id) foreign keys.
-
-// Column names are not tracked: the helpers below add columns to any table.
-type Table = CreateTableBuilder<string, any>;
-
-const base = (table: Table) =>
-  table.addColumn('workspace_id', 'text', (c) => c.notNull()).addColumn('id', 'text', (c) => c.notNull());
-
-const timestamps = (table: Table) =>
-  table
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull());
-
-const references = (table: Table, name: string, column: string, target: string) =>
-  table.addForeignKeyConstraint(name, ['workspace_id', column], target, ['workspace_id', 'id']);
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -1,30 +1,10 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { base, listIndex, references, timestamps } from '../../../db/migration-schema.ts';
 import { isPostgres } from '../../../db/month-partitions.ts';
 
 // Agent Grid: agent definitions and workflows with their immutable versions, runs and their children (tool
 // calls, retrieval hits, cost events), sessions and their items, memories and their embeddings. Every key
 // and index starts with workspace_id; references are composite (workspace_id, id) foreign keys.
-
-type Table = CreateTableBuilder<string, any>;
-
-const base = (table: Table) =>
-  table.addColumn('workspace_id', 'text', (c) => c.notNull()).addColumn('id', 'text', (c) => c.notNull());
-
-const timestamps = (table: Table) =>
-  table
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull());
-
-const references = (table: Table, name: string, column: string, target: string) =>
-  table.addForeignKeyConstraint(name, ['workspace_id', column], target, ['workspace_id', 'id']);
-
-async function index(db: Kysely<any>, table: string, name: string, columns: string[]) {
-  await db.schema
-    .createIndex(`${table}_${name}`)
-    .on(table)
-    .columns(['workspace_id', ...columns, 'id'])
-    .execute();
-}
 
 export async function up(db: Kysely<any>): Promise<void> {
   const real = 'double precision';
@@ -46,7 +26,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_definitions_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('agent_definitions_key_unique', ['workspace_id', 'key'])
     .execute();
-  await index(db, 'agent_definitions', 'status', ['status']);
+  await listIndex(db, 'agent_definitions', 'status', ['status']);
 
   await db.schema
     .createTable('agent_definition_versions')
@@ -65,7 +45,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('agent_definition_versions_number', ['workspace_id', 'agent_id', 'version'])
     .$call((t) => references(t, 'agent_definition_versions_agent_fk', 'agent_id', 'agent_definitions'))
     .execute();
-  await index(db, 'agent_definition_versions', 'agent', ['agent_id']);
+  await listIndex(db, 'agent_definition_versions', 'agent', ['agent_id']);
 
   await db.schema
     .createTable('agent_workflows')
@@ -82,8 +62,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_workflows_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('agent_workflows_key_unique', ['workspace_id', 'key'])
     .execute();
-  await index(db, 'agent_workflows', 'status', ['status']);
-  await index(db, 'agent_workflows', 'trigger', ['trigger_type']);
+  await listIndex(db, 'agent_workflows', 'status', ['status']);
+  await listIndex(db, 'agent_workflows', 'trigger', ['trigger_type']);
 
   await db.schema
     .createTable('agent_workflow_versions')
@@ -101,7 +81,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('agent_workflow_versions_number', ['workspace_id', 'workflow_id', 'version'])
     .$call((t) => references(t, 'agent_workflow_versions_workflow_fk', 'workflow_id', 'agent_workflows'))
     .execute();
-  await index(db, 'agent_workflow_versions', 'workflow', ['workflow_id']);
+  await listIndex(db, 'agent_workflow_versions', 'workflow', ['workflow_id']);
 
   await db.schema
     .createTable('agent_sessions')
@@ -117,9 +97,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_sessions_pk', ['workspace_id', 'id'])
     .$call((t) => references(t, 'agent_sessions_agent_fk', 'agent_id', 'agent_definitions'))
     .execute();
-  await index(db, 'agent_sessions', 'agent', ['agent_id']);
-  await index(db, 'agent_sessions', 'status', ['status']);
-  await index(db, 'agent_sessions', 'user', ['user_id']);
+  await listIndex(db, 'agent_sessions', 'agent', ['agent_id']);
+  await listIndex(db, 'agent_sessions', 'status', ['status']);
+  await listIndex(db, 'agent_sessions', 'user', ['user_id']);
 
   await db.schema
     .createTable('agent_grid_runs')
@@ -156,11 +136,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call((t) => references(t, 'agent_grid_runs_session_fk', 'session_id', 'agent_sessions'))
     .$call((t) => references(t, 'agent_grid_runs_parent_fk', 'parent_run_id', 'agent_grid_runs'))
     .execute();
-  await index(db, 'agent_grid_runs', 'agent', ['agent_id']);
-  await index(db, 'agent_grid_runs', 'workflow', ['workflow_id']);
-  await index(db, 'agent_grid_runs', 'session', ['session_id']);
-  await index(db, 'agent_grid_runs', 'status', ['status']);
-  await index(db, 'agent_grid_runs', 'parent', ['parent_run_id']);
+  await listIndex(db, 'agent_grid_runs', 'agent', ['agent_id']);
+  await listIndex(db, 'agent_grid_runs', 'workflow', ['workflow_id']);
+  await listIndex(db, 'agent_grid_runs', 'session', ['session_id']);
+  await listIndex(db, 'agent_grid_runs', 'status', ['status']);
+  await listIndex(db, 'agent_grid_runs', 'parent', ['parent_run_id']);
 
   await db.schema
     .createTable('agent_grid_tool_calls')
@@ -178,9 +158,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_grid_tool_calls_pk', ['workspace_id', 'id'])
     .$call((t) => references(t, 'agent_grid_tool_calls_run_fk', 'run_id', 'agent_grid_runs'))
     .execute();
-  await index(db, 'agent_grid_tool_calls', 'run', ['run_id']);
-  await index(db, 'agent_grid_tool_calls', 'tool', ['tool']);
-  await index(db, 'agent_grid_tool_calls', 'request', ['request_id']);
+  await listIndex(db, 'agent_grid_tool_calls', 'run', ['run_id']);
+  await listIndex(db, 'agent_grid_tool_calls', 'tool', ['tool']);
+  await listIndex(db, 'agent_grid_tool_calls', 'request', ['request_id']);
 
   await db.schema
     .createTable('agent_grid_retrieval_hits')
@@ -195,8 +175,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_grid_retrieval_hits_pk', ['workspace_id', 'id'])
     .$call((t) => references(t, 'agent_grid_retrieval_hits_run_fk', 'run_id', 'agent_grid_runs'))
     .execute();
-  await index(db, 'agent_grid_retrieval_hits', 'run', ['run_id']);
-  await index(db, 'agent_grid_retrieval_hits', 'document', ['collection_key', 'document_id']);
+  await listIndex(db, 'agent_grid_retrieval_hits', 'run', ['run_id']);
+  await listIndex(db, 'agent_grid_retrieval_hits', 'document', ['collection_key', 'document_id']);
 
   await db.schema
     .createTable('agent_grid_cost_events')
@@ -217,8 +197,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       references(t, 'agent_grid_cost_events_tool_call_fk', 'tool_call_id', 'agent_grid_tool_calls'),
     )
     .execute();
-  await index(db, 'agent_grid_cost_events', 'run', ['run_id']);
-  await index(db, 'agent_grid_cost_events', 'kind', ['kind']);
+  await listIndex(db, 'agent_grid_cost_events', 'run', ['run_id']);
+  await listIndex(db, 'agent_grid_cost_events', 'kind', ['kind']);
 
   await db.schema
     .createTable('agent_session_items')
@@ -253,8 +233,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(timestamps)
     .addPrimaryKeyConstraint('agent_memories_pk', ['workspace_id', 'id'])
     .execute();
-  await index(db, 'agent_memories', 'scope', ['scope', 'scope_id', 'status']);
-  await index(db, 'agent_memories', 'status', ['status']);
+  await listIndex(db, 'agent_memories', 'scope', ['scope', 'scope_id', 'status']);
+  await listIndex(db, 'agent_memories', 'status', ['status']);
 
   await db.schema
     .createTable('agent_memory_embeddings')
@@ -273,6 +253,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('agent_memory_embeddings_memory', ['workspace_id', 'memory_id', 'collection_key'])
     .$call((t) => references(t, 'agent_memory_embeddings_memory_fk', 'memory_id', 'agent_memories'))
     .execute();
-  await index(db, 'agent_memory_embeddings', 'collection', ['collection_key']);
-  await index(db, 'agent_memory_embeddings', 'status', ['status']);
+  await listIndex(db, 'agent_memory_embeddings', 'collection', ['collection_key']);
+  await listIndex(db, 'agent_memory_embeddings', 'status', ['status']);
 }

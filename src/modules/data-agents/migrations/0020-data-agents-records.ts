@@ -1,16 +1,9 @@
 import type { Kysely } from 'kysely';
+import { listIndex } from '../../../db/migration-schema.ts';
 
 // Data Agents records (issue 13 items 5-9): decisions, insights, recommendations, source objects and
 // knowledge artifacts. Every key starts with workspace_id; each list filter has its index ending in id
 // (lists are newest first by id). JSON columns are text on both databases, like the rest of the schema.
-
-async function index(db: Kysely<any>, table: string, name: string, columns: string[]) {
-  await db.schema
-    .createIndex(`${table}_${name}`)
-    .on(table)
-    .columns(['workspace_id', ...columns, 'id'])
-    .execute();
-}
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -34,8 +27,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('data_agent_decisions_pk', ['workspace_id', 'id'])
     .execute();
-  await index(db, 'data_agent_decisions', 'status', ['status']);
-  await index(db, 'data_agent_decisions', 'subject', ['subject_type', 'subject_id']);
+  await listIndex(db, 'data_agent_decisions', 'status', ['status']);
+  await listIndex(db, 'data_agent_decisions', 'subject', ['subject_type', 'subject_id']);
 
   await db.schema
     .createTable('data_agent_insights')
@@ -51,7 +44,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('data_agent_insights_pk', ['workspace_id', 'id'])
     .execute();
-  await index(db, 'data_agent_insights', 'status', ['status']);
+  await listIndex(db, 'data_agent_insights', 'status', ['status']);
 
   await db.schema
     .createTable('data_agent_recommendations')
@@ -75,8 +68,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('data_agent_recommendations_pk', ['workspace_id', 'id'])
     .execute();
-  await index(db, 'data_agent_recommendations', 'status', ['status']);
-  await index(db, 'data_agent_recommendations', 'tool', ['action_tool']);
+  await listIndex(db, 'data_agent_recommendations', 'status', ['status']);
+  await listIndex(db, 'data_agent_recommendations', 'tool', ['action_tool']);
 
   await db.schema
     .createTable('data_agent_source_objects')
@@ -96,8 +89,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('data_agent_source_objects_pk', ['workspace_id', 'id'])
     .execute();
-  await index(db, 'data_agent_source_objects', 'kind', ['kind']);
-  await index(db, 'data_agent_source_objects', 'dataset', ['dataset_key']);
+  await listIndex(db, 'data_agent_source_objects', 'kind', ['kind']);
+  await listIndex(db, 'data_agent_source_objects', 'dataset', ['dataset_key']);
 
   await db.schema
     .createTable('data_agent_knowledge_artifacts')
@@ -112,6 +105,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('data_agent_knowledge_artifacts_pk', ['workspace_id', 'id'])
     .execute();
-  await index(db, 'data_agent_knowledge_artifacts', 'kind', ['kind']);
-  await index(db, 'data_agent_knowledge_artifacts', 'status', ['status']);
+  await listIndex(db, 'data_agent_knowledge_artifacts', 'kind', ['kind']);
+  await listIndex(db, 'data_agent_knowledge_artifacts', 'status', ['status']);
 }

@@ -1,16 +1,9 @@
 import type { Kysely } from 'kysely';
+import { listIndex } from '../../../db/migration-schema.ts';
 
 // Data Agents dataset versions and manifests (issue 13 item 2). A version is numbered per dataset key: the
 // unique (workspace_id, dataset_key, version) is what makes two concurrent snapshots take 1 and 2, never
 // both 1. One manifest per version. Lists are newest first by id, each filter with its index ending in id.
-
-async function index(db: Kysely<any>, table: string, name: string, columns: string[]) {
-  await db.schema
-    .createIndex(`${table}_${name}`)
-    .on(table)
-    .columns(['workspace_id', ...columns, 'id'])
-    .execute();
-}
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -37,8 +30,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('data_agent_dataset_versions_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('data_agent_dataset_versions_number', ['workspace_id', 'dataset_key', 'version'])
     .execute();
-  await index(db, 'data_agent_dataset_versions', 'status', ['status']);
-  await index(db, 'data_agent_dataset_versions', 'key', ['dataset_key']);
+  await listIndex(db, 'data_agent_dataset_versions', 'status', ['status']);
+  await listIndex(db, 'data_agent_dataset_versions', 'key', ['dataset_key']);
 
   await db.schema
     .createTable('data_agent_dataset_manifests')
@@ -57,7 +50,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('data_agent_dataset_manifests_pk', ['workspace_id', 'id'])
     .addUniqueConstraint('data_agent_dataset_manifests_version', ['workspace_id', 'version_id'])
     .execute();
-  await index(db, 'data_agent_dataset_manifests', 'key', ['dataset_key']);
+  await listIndex(db, 'data_agent_dataset_manifests', 'key', ['dataset_key']);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
