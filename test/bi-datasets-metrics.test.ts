@@ -1,8 +1,8 @@
 // Custom datasets (preview, create, query by key) and governed metrics (grammar, compiled SQL, draft /
 // approved / deprecated in queries), with numbers checked against hand-computed values, on REST and MCP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/core/ids.ts';
 import { setMetricStatus } from '../src/modules/product-analytics/bi/bi-metric-store.ts';
+import { dealRow } from './helpers/bi-seed.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const NOW = '2026-11-21T12:00:00.000Z';
@@ -23,21 +23,8 @@ describe('BI datasets and metrics', () => {
     a = await h.workspace('BI datasets A');
     b = await h.workspace('BI datasets B');
     otherKey = (await h.createCredential(a.id, 'api_key')).token;
-    const deal = (stage_key: string, currency: string, amount_cents: number, closed = false) => ({
-      workspace_id: a.id,
-      id: newId('deal'),
-      name: `${stage_key} ${currency} ${amount_cents}`,
-      stage_key,
-      amount_cents,
-      currency,
-      company_id: null,
-      contact_id: null,
-      custom_fields: '{}',
-      notes: null,
-      closed_at: closed ? NOW : null,
-      created_at: NOW,
-      updated_at: NOW,
-    });
+    const deal = (stage_key: string, currency: string, amount_cents: number, closed = false) =>
+      dealRow(a.id, NOW, stage_key, currency, amount_cents, closed);
     await h.db
       .insertInto('deals')
       .values([

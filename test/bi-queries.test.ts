@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/core/ids.ts';
 import type { CallEventsTable } from '../src/db/tables.ts';
+import { dealRow } from './helpers/bi-seed.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const NOW = '2026-11-21T12:00:00.000Z';
@@ -21,21 +22,8 @@ describe('BI queries', () => {
     h = await Harness.start();
     a = await h.workspace('BI A');
     b = await h.workspace('BI B');
-    const deal = (stage_key: string, currency: string, amount_cents: number, closed = false) => ({
-      workspace_id: a.id,
-      id: newId('deal'),
-      name: `${stage_key} ${currency} ${amount_cents}`,
-      stage_key,
-      amount_cents,
-      currency,
-      company_id: null,
-      contact_id: null,
-      custom_fields: '{}',
-      notes: null,
-      closed_at: closed ? NOW : null,
-      created_at: NOW,
-      updated_at: NOW,
-    });
+    const deal = (stage_key: string, currency: string, amount_cents: number, closed = false) =>
+      dealRow(a.id, NOW, stage_key, currency, amount_cents, closed);
     await h.db
       .insertInto('deal_stages')
       .values({
