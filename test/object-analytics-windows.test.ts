@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rebuildStaleObjectWindows } from '../src/modules/product-analytics/object-window-job.ts';
+import { rebuildObjectWindows } from '../src/modules/product-analytics/object-window-store.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const HOUR = 3_600_000;
@@ -243,6 +244,59 @@ describe('a snapshot whose busiest objects all lost events', () => {
   });
 });
 
+describe('overlapping rebuilds', () => {
+  it('keep the later hour whichever finishes first, and leave no other generation behind', async () => {
+    const ws = await h.workspace('Overlapping rebuilds');
+    const now = h.clock.now().getTime();
+    await send(ws, events(11, 30, now - 3 * DAY, now - 3 * HOUR));
+    const generations = async () =>
+      (
+        await h.db
+          .selectFrom('app_event_object_windows')
+          .select('window_name')
+          .distinct()
+          .where('workspace_id', '=', ws.id)
+          .where('window_name', 'like', '7d@%')
+          .execute()
+      ).map((g) => g.window_name);
+    const state = async () =>
+      (
+        await h.db
+          .selectFrom('app_event_object_window_state')
+          .select('as_of_hour')
+          .where('workspace_id', '=', ws.id)
+          .where('window_name', '=', '7d')
+          .executeTakeFirst()
+      )?.as_of_hour;
+    const later = new Date(now + 2 * HOUR);
+    const earlier = new Date(now + HOUR);
+    const laterHour = new Date(Math.floor(now / HOUR) * HOUR + HOUR).toISOString();
+    // The later hour's rebuild finishes first: the slower, earlier one must not move the reads back.
+    await rebuildObjectWindows(h.db, ws.id, later);
+    await rebuildObjectWindows(h.db, ws.id, earlier);
+    expect([await state(), await generations()]).toEqual([laterHour, [`7d@${laterHour}`]]);
+    // An earlier rebuild's rows that the later one did not know of (it read the state before they landed).
+    const earlierHour = new Date(Math.floor(now / HOUR) * HOUR).toISOString();
+    const latest = new Date(now + 3 * HOUR);
+    const latestHour = new Date(Math.floor(now / HOUR) * HOUR + 2 * HOUR).toISOString();
+    await h.db
+      .insertInto('app_event_object_windows')
+      .values({
+        workspace_id: ws.id,
+        window_name: `7d@${earlierHour}`,
+        as_of_hour: earlierHour,
+        app: 'left',
+        object_type: 'over',
+        object_id: '1',
+        events: 1,
+        last_seen: earlierHour,
+      })
+      .execute();
+    await rebuildObjectWindows(h.db, ws.id, latest);
+    expect([await state(), await generations()]).toEqual([latestHour, [`7d@${latestHour}`]]);
+  });
+});
+
 describe('the app-events.object-windows job', () => {
   it('rebuilds the snapshots every hour from the worker', async () => {
     const worker = await Harness.start({ env: { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20' } });
@@ -259,11 +313,13 @@ describe('the app-events.object-windows job', () => {
       await worker.worker!.tick();
       await vi.waitFor(
         async () => {
+          // The state row names the generation reads use; a rebuild the worker ran before the clock moved may
+          // have left an older generation's rows behind for a while.
           const row = await worker.db
-            .selectFrom('app_event_object_windows')
+            .selectFrom('app_event_object_window_state')
             .select(['as_of_hour'])
             .where('workspace_id', '=', ws.id)
-            .where('window_name', 'like', '7d@%')
+            .where('window_name', '=', '7d')
             .executeTakeFirst();
           expect(row?.as_of_hour).toBe(new Date(Math.floor(now / HOUR) * HOUR).toISOString());
         },

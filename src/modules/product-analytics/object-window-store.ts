@@ -42,6 +42,30 @@ async function deleteGeneration(db: Kysely<DB>, workspaceId: string, generation:
   }
 }
 
+/** Deletes the window's generations older than `generation` (its ISO hour sorts them), oldest first. */
+async function deleteOlderGenerations(
+  db: Kysely<DB>,
+  workspaceId: string,
+  name: SnapshotWindow,
+  generation: string,
+): Promise<void> {
+  for (;;) {
+    // A range on the key's leading columns: the index finds the oldest generation without reading the rows
+    // of the kept one.
+    const older = await db
+      .selectFrom('app_event_object_windows')
+      .select('window_name')
+      .where('workspace_id', '=', workspaceId)
+      .where('window_name', '>=', `${name}@`)
+      .where('window_name', '<', generation)
+      .where('window_name', 'like', `${name}@%`)
+      .limit(1)
+      .executeTakeFirst();
+    if (!older) return;
+    await deleteGeneration(db, workspaceId, older.window_name);
+  }
+}
+
 /**
  * Rebuilds the workspace's snapshot of each window as of snapshotHour(now). The grouping runs on `read`
  * (the heavy-read connections in the job: off the main thread, never holding the writer); the rows go in as a
@@ -108,14 +132,29 @@ export async function rebuildObjectWindows(
         )
         .execute();
     }
+    // The state only moves forward: when two rebuilds overlap (a slow one and the next hour's), the later
+    // hour wins and the earlier one's rows are dropped, whichever finishes first.
     await db
       .insertInto('app_event_object_window_state')
       .values({ workspace_id: workspaceId, window_name: name, generation, as_of_hour: iso(asOf) })
       .onConflict((oc) =>
-        oc.columns(['workspace_id', 'window_name']).doUpdateSet({ generation, as_of_hour: iso(asOf) }),
+        oc
+          .columns(['workspace_id', 'window_name'])
+          .doUpdateSet({ generation, as_of_hour: iso(asOf) })
+          .where('app_event_object_window_state.as_of_hour', '<', iso(asOf)),
       )
       .execute();
-    if (current) await deleteGeneration(db, workspaceId, current.generation);
+    const kept = await db
+      .selectFrom('app_event_object_window_state')
+      .select('generation')
+      .where('workspace_id', '=', workspaceId)
+      .where('window_name', '=', name)
+      .executeTakeFirst();
+    if (kept?.generation !== generation) {
+      await deleteGeneration(db, workspaceId, generation);
+      continue;
+    }
+    await deleteOlderGenerations(db, workspaceId, name, generation);
     rows += grouped.length;
   }
   return rows;
