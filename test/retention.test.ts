@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../src/config.ts';
 import { monthBilledUnits, monthlyUsage } from '../src/core/call-event-months.ts';
 import { newId } from '../src/core/ids.ts';
+import { ensureMonthPartitions } from '../src/db/month-partitions.ts';
 import { type RetentionLimits, runRetention } from '../src/core/retention-job.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
@@ -228,6 +229,60 @@ describe('retention', () => {
     const [row] = await monthlyUsage(h.db, ws.id, '2020-01', '2020-01');
     expect(row).toMatchObject({ calls: 7, units: 7, billed_units: 7, duration_ms: 21 });
     expect(await countWhere('call_events', ws.id)).toBe(0);
+  });
+});
+
+describe.runIf(usingPostgres)('month partitions', () => {
+  it("are made while a write into the default partition is in flight, and take that write's row", async () => {
+    const ws = await h.workspace('Partition race');
+    const row = {
+      workspace_id: ws.id,
+      id: newId('call'),
+      request_id: newId('req'),
+      occurred_at: '2031-05-10T10:00:00.000Z', // a month with no partition yet: the default one takes it
+      kind: 'api_request' as const,
+      route: 'create_contact',
+      method: 'POST',
+      credential_id: null,
+      credential_path: 'rest/api_key',
+      http_status: 201,
+      error_code: null,
+      duration_ms: 3,
+      units: 1,
+      billed_units: 1,
+      caused_by: null,
+    };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let written!: () => void;
+    const inserted = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const writer = h.db.transaction().execute(async (trx) => {
+      await trx.insertInto('call_events').values(row).execute();
+      written();
+      await held;
+    });
+    await inserted;
+    const month = new Date('2031-05-01T00:00:00.000Z');
+    const creating = ensureMonthPartitions(h.db, 'call_events', month, month);
+    // The partition's creation waits on the table the uncommitted row is in; then the row commits.
+    await vi.waitFor(
+      async () => {
+        const waiting = await sql`select 1 from pg_locks where not granted
+          and relation in (to_regclass('call_events'), to_regclass('call_events_default'))`.execute(h.db);
+        expect(waiting.rows.length).toBe(1);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    release();
+    await writer;
+    expect(await creating).toEqual(['call_events_2031_05']);
+    const moved = await sql<{ n: string }>`select count(*) as n from call_events_2031_05
+      where workspace_id = ${ws.id}`.execute(h.db);
+    expect(Number(moved.rows[0]!.n)).toBe(1);
   });
 });
 

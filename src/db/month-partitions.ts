@@ -47,8 +47,9 @@ export async function monthPartitions(
 /**
  * Creates the partitions of `table` for the months from `from` to `to` (inclusive) that do not exist. Rows
  * of such a month already in the default partition (written while the service was stopped longer than the
- * job looks ahead) would make a plain CREATE ... PARTITION OF fail, so that month's table is made on its
- * own, the rows moved into it and the table attached, in one transaction.
+ * job looks ahead, or a moment before the month's partition is made) would make a plain CREATE ... PARTITION
+ * OF fail, so that month's table is made on its own, the rows moved into it and the table attached, in one
+ * transaction.
  */
 export async function ensureMonthPartitions(
   db: Kysely<any>,
@@ -74,22 +75,26 @@ async function createMonthPartition(db: Kysely<any>, table: PartitionedTable, mo
   const lower = sql.lit(`${month}-01`);
   const upper = sql.lit(`${monthOf(monthEnd(month))}-01`);
   const fallback = sql.id(`${table}_default`);
-  const strays = await sql`select 1 from ${fallback} where occurred_at >= ${lower} and occurred_at < ${upper}
-    limit 1`.execute(db);
-  if (strays.rows.length === 0) {
-    await sql`create table if not exists ${name} partition of ${sql.id(table)}
-      for values from (${lower}) to (${upper})`.execute(db);
-    return;
-  }
-  const move = async (trx: Kysely<any>) => {
+  const create = async (trx: Kysely<any>) => {
+    // No row may reach the default partition between the look for strays and the partition's creation (a
+    // write committed in between would make the creation fail): the lock waits for writes in flight there
+    // and holds new ones until the commit. It also makes two nodes creating the same month take turns.
+    await sql`lock table ${fallback} in share row exclusive mode`.execute(trx);
+    const strays = await sql`select 1 from ${fallback} where occurred_at >= ${lower} and occurred_at < ${upper}
+      limit 1`.execute(trx);
+    if (strays.rows.length === 0) {
+      await sql`create table if not exists ${name} partition of ${sql.id(table)}
+        for values from (${lower}) to (${upper})`.execute(trx);
+      return;
+    }
     await sql`create table ${name} (like ${sql.id(table)} including defaults)`.execute(trx);
     await sql`with moved as (delete from ${fallback} where occurred_at >= ${lower} and occurred_at < ${upper}
       returning *) insert into ${name} select * from moved`.execute(trx);
     await sql`alter table ${sql.id(table)} attach partition ${name}
       for values from (${lower}) to (${upper})`.execute(trx);
   };
-  if (db.isTransaction) await move(db);
-  else await db.transaction().execute(move);
+  if (db.isTransaction) await create(db);
+  else await db.transaction().execute(create);
 }
 
 /** The month partitions of `table` that end on or before `cutoff` (every row in them is older). */
