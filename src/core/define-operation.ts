@@ -4,6 +4,7 @@ import type { DB } from '../db/tables.ts';
 import type { BrowserAccess } from './auth.ts';
 import type { ModuleName, Scope } from './catalogue.ts';
 import type { OperationContext } from './context.ts';
+import type { ServiceError } from './errors.ts';
 import { type CompiledSchema, compileSchema } from './schema.ts';
 
 export type OperationKind = 'read' | 'create' | 'update' | 'archive' | 'action';
@@ -98,6 +99,17 @@ export interface OperationSpec<P extends TProperties, H = undefined> {
    */
   heavyRead?: (ctx: OperationContext, input: Static<TObject<P>>) => Promise<H>;
   /**
+   * With heavyRead: records that the read failed once it ran (past its time limit, a database error), in a
+   * transaction of its own that commits though the call still answers with the error (the handler never
+   * runs). It gets the error as the call reports it and the read's duration, and writes only its own rows
+   * (no audit, no events). A read that never started (no heavy slot) calls nothing.
+   */
+  heavyReadFailed?: (
+    ctx: OperationContext,
+    input: Static<TObject<P>>,
+    failure: { error: ServiceError; durationMs: number },
+  ) => Promise<void>;
+  /**
    * Usage units a successful call consumes (a whole number, default 1): billed, recorded on its call event,
    * and what the billing stage requires to be left. Work-dependent costs are reported by the handler
    * (OperationResult.units) and replace this for that call.
@@ -140,7 +152,7 @@ export interface OperationSpec<P extends TProperties, H = undefined> {
 }
 
 export interface OperationDefinition
-  extends Omit<OperationSpec<TProperties>, 'handler' | 'input' | 'heavy' | 'heavyRead'> {
+  extends Omit<OperationSpec<TProperties>, 'handler' | 'input' | 'heavy' | 'heavyRead' | 'heavyReadFailed'> {
   input: TObject;
   /** Whether this call's handler runs its queries on the heavy-read connections. */
   heavy: (input: Record<string, unknown>) => boolean;
@@ -149,6 +161,11 @@ export interface OperationDefinition
   mcp: boolean;
   dryRun: boolean;
   heavyRead?: (ctx: OperationContext, input: any) => Promise<unknown>;
+  heavyReadFailed?: (
+    ctx: OperationContext,
+    input: any,
+    failure: { error: ServiceError; durationMs: number },
+  ) => Promise<void>;
   handler: (ctx: OperationContext, input: any, heavyRead?: any) => Promise<OperationResult>;
   validators(): CompiledSchema;
   /** Validators of rest.input, when declared: REST calls this operation serves are checked with them. */
@@ -172,6 +189,8 @@ export function defineOperation<P extends TProperties, H = undefined>(
   if (spec.heavy && spec.kind !== 'read') throw new Error(`${spec.name}: only reads can be heavy`);
   if (spec.heavyRead && spec.kind === 'read')
     throw new Error(`${spec.name}: a read is declared heavy instead`);
+  if (spec.heavyReadFailed && !spec.heavyRead)
+    throw new Error(`${spec.name}: heavyReadFailed without heavyRead`);
   if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
   if (spec.rest === null && spec.mcp === false) throw new Error(`${spec.name}: on neither surface`);
   const units = spec.units ?? 1;
@@ -202,6 +221,7 @@ export function defineOperation<P extends TProperties, H = undefined>(
     units,
     heavy: typeof heavy === 'function' ? (heavy as OperationDefinition['heavy']) : () => heavy === true,
     heavyRead: spec.heavyRead as OperationDefinition['heavyRead'],
+    heavyReadFailed: spec.heavyReadFailed as OperationDefinition['heavyReadFailed'],
     handler: spec.handler as OperationDefinition['handler'],
     validators: () => {
       compiled ??= compileSchema(input);

@@ -367,9 +367,28 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         // commit would hold every writer), under the workspace's heavy slot and the heavy time limit.
         if (op.heavyRead) {
           const read = op.heavyRead;
-          heavyResult = await deps.database.heavySlots.run(workspace.id, () =>
-            read(context(db, deps.database.heavy), input),
-          );
+          let readStarted: number | undefined;
+          try {
+            heavyResult = await deps.database.heavySlots.run(workspace.id, () => {
+              readStarted = performance.now();
+              return read(context(db, deps.database.heavy), input);
+            });
+          } catch (thrown) {
+            // The failure commits on its own (a failed BI run), then the call answers with the error.
+            if (readStarted !== undefined && op.heavyReadFailed) {
+              const failed = op.heavyReadFailed;
+              const failure = {
+                error: asServiceError(thrown),
+                durationMs: Math.round(performance.now() - readStarted),
+              };
+              await deps.database
+                .transaction((trx) => failed(context(trx), input, failure))
+                .catch((err) =>
+                  deps.logger.error({ err, request_id: call.requestId }, 'recording a failed read'),
+                );
+            }
+            throw thrown;
+          }
         }
         executed = await deps.database.transaction(execute);
         if (events.length) deps.relay.nudge();

@@ -1,8 +1,10 @@
 // run_bi_query (the query run of the spec), saved queries and their REST lookup. The query itself runs as
 // the operation's heavyRead: on the heavy-read connections, under the workspace's heavy slot and time limit,
-// before the transaction that saves the query and its run.
+// before the transaction that saves the query and its run. A query that fails as it runs commits a failed
+// run in a transaction of its own (heavyReadFailed) and the call answers with the error.
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
+import type { OperationContext } from '../../../core/context.ts';
 import { defineOperation } from '../../../core/define-operation.ts';
 import { newId } from '../../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
@@ -26,6 +28,17 @@ export const biQueryRecord = defineRecordType({
   toResource: toBiQuery,
 });
 
+/** What every query run records of its call, completed or failed. */
+const runFields = (ctx: OperationContext) => ({
+  workspaceId: ctx.workspaceId,
+  runType: 'bi_query',
+  operation: 'run_bi_query',
+  trigger: ctx.surface === 'worker' ? 'schedule' : 'manual',
+  startedAt: ctx.now,
+  requestId: ctx.requestId,
+  credentialId: ctx.actor.credentialId ?? ctx.actor.onBehalfOf ?? null,
+});
+
 export const runBiQuery = defineOperation({
   name: 'run_bi_query',
   module: 'product_analytics_bi',
@@ -37,7 +50,8 @@ export const runBiQuery = defineOperation({
     'measures (column + aggregate, or an approved metric key), filters, time_range, time_grain with timezone, ' +
     'sort, limit (1-1000, default 25). Only {dataset_key} runs the dataset default query. Every name is ' +
     'checked against the dataset columns. Money sums are integer cents grouped by currency. Saves the query ' +
-    '(list_bi_queries) and records a run (list_bi_runs); a query past the time limit fails with query_timeout.',
+    '(list_bi_queries) and records a run (list_bi_runs); a query past the time limit fails with query_timeout ' +
+    'and is recorded as a failed run (not saved).',
   input: Strict({
     ...queryDefinitionFields,
     name: Type.Optional(
@@ -61,21 +75,29 @@ export const runBiQuery = defineOperation({
       durationMs: Math.round(performance.now() - started),
     };
   },
+  // A query that ran and failed (query_timeout, a database error) is a failed run; a definition refused
+  // before it ran (validation_failed, an unknown dataset) records nothing. The query is not saved.
+  heavyReadFailed: async (ctx, input, { error, durationMs }) => {
+    if (error.code === 'validation_failed' || error.code === 'resource_not_found') return;
+    await recordBiRun(ctx.db, {
+      ...runFields(ctx),
+      input: { dataset_key: input.dataset_key },
+      related: [],
+      status: 'failed',
+      durationMs,
+      rowCount: null,
+      error: { code: error.code, message: error.message },
+    });
+  },
   handler: async (ctx, input, ran) => {
     const queryId = newId('biq');
     const run = await recordBiRun(ctx.db, {
-      workspaceId: ctx.workspaceId,
-      runType: 'bi_query',
-      operation: 'run_bi_query',
-      trigger: ctx.surface === 'worker' ? 'schedule' : 'manual',
+      ...runFields(ctx),
       input: { query_id: queryId, dataset_key: input.dataset_key },
       related: [{ type: 'bi_query', id: queryId }, ...ran.metrics.map((id) => ({ type: 'bi_metric', id }))],
       status: 'completed',
-      startedAt: ctx.now,
       durationMs: ran.durationMs,
       rowCount: ran.result.row_count,
-      requestId: ctx.requestId,
-      credentialId: ctx.actor.credentialId ?? ctx.actor.onBehalfOf ?? null,
     });
     const query = await insertQuery(ctx.db, {
       workspace_id: ctx.workspaceId,
