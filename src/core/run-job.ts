@@ -43,11 +43,13 @@ export interface RunWorkContext {
    * Calls a registry operation on behalf of the run's credential, through the pipeline (surface worker):
    * returns its body, or throws its ServiceError. Give creates an idempotency key stable across attempts;
    * give requestId to know the call's request ID (an assistant records it with the step) before it runs.
+   * Once the signal aborted, calls are refused, except with `recordsEnd`: the work recording how it ended in
+   * its own records (an assistant's Agent Grid run failed at the run's time limit).
    */
   call(
     tool: string,
     input: Record<string, unknown>,
-    options?: { idempotencyKey?: string; requestId?: string },
+    options?: { idempotencyKey?: string; requestId?: string; recordsEnd?: boolean },
   ): Promise<Record<string, unknown>>;
 }
 
@@ -80,6 +82,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
+
+/** The error message of a run stopped at its time limit (code timeout). */
+export const runTimeoutMessage = (seconds: number) =>
+  `The run exceeded its time limit of ${seconds} s and was stopped.`;
 
 const QUERY_CANCELED = '57014'; // PostgreSQL: statement_timeout (or a cancel request) ended the statement
 
@@ -134,7 +140,7 @@ async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: J
     signal,
     logger: env.logger,
     call: async (tool, input, options = {}) => {
-      signal.throwIfAborted();
+      if (!options.recordsEnd) signal.throwIfAborted();
       const outcome = await runOnBehalf(pipeline, {
         workspaceId,
         credentialId: run.credential_id ?? '',
@@ -183,7 +189,7 @@ async function settle(
 ): Promise<void> {
   const now = env.clock.now().toISOString();
   if (isTimeout(thrown, signal)) {
-    const message = `The run exceeded its time limit of ${spec.timeoutSeconds} s and was stopped.`;
+    const message = runTimeoutMessage(spec.timeoutSeconds);
     await finishRun(env.db, run, { status: 'failed', now, error: { code: 'timeout', message } });
     return;
   }

@@ -2,13 +2,15 @@
 // cost event (tokens from the model's usage); each tool the model asks for is either refused (not offered:
 // outside the caller's scopes, a write without allow_writes, unknown) or called through the pipeline on the
 // caller's behalf, and recorded as a tool call of the Agent Grid run with its request_id. The loop ends with
-// the model's answer, or after max_steps turns (the run fails saying so). All records go through the
-// Agent Grid tools, so they are audited like any call.
+// the model's answer, or after max_steps turns (the run fails saying so); a model failure or the job's
+// time limit fails the Agent Grid run too, never leaving it running. All records go through the Agent Grid
+// tools, so they are audited like any call.
 import type { TObject } from '@sinclair/typebox';
 import type { OperationDefinition } from '../../../core/define-operation.ts';
 import { fail, ServiceError } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
-import { defineRunJob, type RunWorkContext } from '../../../core/run-job.ts';
+import { defineRunJob, type RunWorkContext, runTimeoutMessage } from '../../../core/run-job.ts';
+import { JobTimeoutError } from '../../../jobs/types.ts';
 import { type ChatMessage, type ChatTool, type ChatToolCall, chat, ModelError } from './llm-client.ts';
 import { toolCatalogue } from './tool-catalogue.ts';
 
@@ -228,7 +230,29 @@ export const assistantJob = defineRunJob({
       );
       return { resultRef: runId };
     } catch (error) {
-      if (work.signal.aborted) throw error; // canceled or timed out: the run says so
+      const failRun = (code: string, message: string, options = {}) =>
+        work
+          .call(
+            'update_agent_grid_run',
+            {
+              run_id: runId,
+              status: 'failed',
+              output: { mode: 'model', answer: null, request_ids: requestIds, model_turns: steps },
+              error: { code, message },
+            },
+            options,
+          )
+          .catch(() => {});
+      if (work.signal.aborted) {
+        // At the job's time limit the platform run fails with timeout, and so does the Agent Grid run (a
+        // call allowed after the abort). A cancel has ended both already; a stopping node leaves the run to
+        // its next attempt.
+        const reason: unknown = work.signal.reason;
+        if (reason instanceof JobTimeoutError) {
+          await failRun('timeout', runTimeoutMessage(reason.timeoutSeconds), { recordsEnd: true });
+        }
+        throw error;
+      }
       const code = error instanceof ServiceError ? error.code : 'upstream_unavailable';
       const message =
         error instanceof ModelError
@@ -236,14 +260,7 @@ export const assistantJob = defineRunJob({
           : error instanceof ServiceError
             ? error.message
             : 'The assistant stopped on an internal error.';
-      await work
-        .call('update_agent_grid_run', {
-          run_id: runId,
-          status: 'failed',
-          output: { mode: 'model', answer: null, request_ids: requestIds, model_turns: steps },
-          error: { code, message },
-        })
-        .catch(() => {});
+      await failRun(code, message);
       if (error instanceof ModelError) throw fail('upstream_unavailable', { message });
       throw error;
     }
