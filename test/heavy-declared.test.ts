@@ -28,6 +28,7 @@ const expected: Record<string, string[]> = {
   list_agent_grid_retrieval_hits: ['document_id'],
   list_agent_grid_cost_events: ['model'],
   list_agent_memories: ['scope', 'scope_id'],
+  list_agent_session_items: ['role'],
   query_object_analytics: ['(always)'],
   get_app_event_timeseries: ['(always)'],
   get_app_event_object: ['(always)'],

@@ -3,7 +3,7 @@ import { inputFields, withoutNulls } from '../../../core/changes.ts';
 import { defineOperation } from '../../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
-import { listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
+import { heavyFilters, listBody, pageInput, pageRequest } from '../../../core/pagination.ts';
 import { defineRecordType } from '../../../core/record-types.ts';
 import { Enum } from '../../../core/resource-schema.ts';
 import { Strict } from '../../../core/schema.ts';
@@ -116,6 +116,9 @@ export const listAgentSessionItems = defineOperation({
     ...pageInput,
   }),
   rest: { method: 'GET', path: '/v1/agent-grid/session-items' },
+  // The index (workspace, session, sequence) bounds the session, not a role: a rare role in a long
+  // conversation would walk every item of it.
+  heavy: heavyFilters({ scans: ['role'] }),
   responseKey: 'session_items',
   handler: async (ctx, input) => {
     if (!(await findSession(ctx.db, ctx.workspaceId, input.session_id))) throw notFound('agent session');
