@@ -474,6 +474,39 @@ describe('get_app_event_object', () => {
     expect(res.body.events[0].properties).toEqual({ total_cents: 4200, tags: ['x'] });
   });
 
+  it('counts objects whose keys hold quotes, commas, braces, backslashes and NULL', async () => {
+    // PostgreSQL reads a page's objects from key arrays: none of these may split or lose a key.
+    const ws = await h.workspace('Analytics array-literal IDs');
+    const odd = ['a "b", c', '{x,y}', 'back\\slash', 'NULL', 'é ü'];
+    const events: Sent[] = [];
+    odd.forEach((id, i) => {
+      for (let n = 0; n <= i; n++) {
+        events.push({
+          app: 'shop',
+          object_type: 'ty,pe',
+          object_id: id,
+          event_name: n % 2 ? 'odd.seen' : 'even.seen',
+          occurred_at: `2026-11-2${n % 2}T0${n}:30:00Z`,
+          user_id: `u${n}`,
+        });
+      }
+    });
+    await seed(ws, events);
+    const res = await get(ws, '/v1/insights/app-events?window=30d');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.objects.map((o: any) => [o.object_id, o.events, o.unique_actors, o.top_events])).toEqual(
+      [...odd].reverse().map((id) => {
+        const count = odd.indexOf(id) + 1;
+        const odds = Math.floor(count / 2);
+        const top = [
+          { event_name: 'even.seen', events: count - odds },
+          { event_name: 'odd.seen', events: odds },
+        ].filter((e) => e.events > 0);
+        return [id, count, count, top];
+      }),
+    );
+  });
+
   it('answers zeros for a known object outside the window, 404 for an unknown one or another tenant', async () => {
     const quiet = await get(a, '/v1/insights/app-events/objects/blog/post/p_old?window=24h');
     expect(quiet.status).toBe(200);

@@ -2,6 +2,7 @@
 // with first and last seen, and unique actors. Whole UTC days of the window read daily rollups and sketches,
 // only the hours at its edges read hourly rollups. Every function takes the workspace ID.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/tables.ts';
 import { type ActorSketch, emptySketch, estimate, mergeEncoded } from './actor-sketch.ts';
 import {
@@ -65,42 +66,10 @@ export async function countsByEventName(
   const out = new Map<string, NameCount[]>();
   if (!keys.length) return out;
   const parts = windowParts(window);
-  const ofObject = <T extends 'app_event_day_rollups' | 'app_event_rollups'>(table: T, key: ObjectKey) => {
-    let query = db
-      .selectFrom(table as 'app_event_day_rollups')
-      .where('workspace_id', '=', workspaceId)
-      .where('app', '=', key.app)
-      .where('object_type', '=', key.object_type)
-      .where('object_id', '=', key.object_id);
-    if (eventName !== undefined) query = query.where('event_name', '=', eventName);
-    return query;
-  };
-  const sums = (eb: { fn: any }, part: RawBuilder<string>) => [
-    'app' as const,
-    'object_type' as const,
-    'object_id' as const,
-    'event_name' as const,
-    eb.fn.sum('events').as('events'),
-    eb.fn.min('first_seen').as('first_seen'),
-    eb.fn.max('last_seen').as('last_seen'),
-    part.as('part'),
-  ];
-  const group = ['app', 'object_type', 'object_id', 'event_name', 'part'] as const;
   // One pass over the days the window touches: whole days summed, the partial days' event names (whose
   // hours are looked up by name next) apart.
   const partial = parts.hours.map((range) => range.day);
-  const dayPart = sql<string>`case ${sql.join(
-    partial.map((day) => sql`when day = ${day} then ${sql.lit(day)}`),
-    sql` `,
-  )} else 'days' end`;
-  const daily = keys.map((key) =>
-    ofObject('app_event_day_rollups', key)
-      .where(noIndex('day'), '>=', window.fromDay)
-      .where(noIndex('day'), '<=', window.toDay)
-      .select((eb) => sums(eb, partial.length ? dayPart : sql.lit('days')))
-      .groupBy([...group]),
-  );
-  const first = (await unionAll(daily)) as CountRow[];
+  const first = await dailyCounts(db, workspaceId, keys, eventName, window, partial);
   // The window's last day when it starts at midnight: a name whose events of that day all came before the
   // window's end (the usual case: only events sent ahead of the clock come after) counts its daily row.
   const last = parts.hours.find((range) => range.to === window.to && range.from.endsWith('T00:00:00.000Z'));
@@ -113,22 +82,13 @@ export async function countsByEventName(
     const key = `${keyOf(row)}@${row.part}`;
     names.set(key, [...(names.get(key) ?? []), row.event_name]);
   }
-  const hourly = keys.flatMap((key) =>
+  const ranges = keys.flatMap((key) =>
     parts.hours.flatMap((range) => {
       const known = names.get(`${keyOf(key)}@${range.day}`);
-      if (!known) return [];
-      // No expression around hour here: event_name IN and the hour range both use the primary key.
-      return [
-        ofObject('app_event_rollups', key)
-          .where('event_name', 'in', known)
-          .where(sql.ref<string>('hour'), '>=', range.from)
-          .where(sql.ref<string>('hour'), '<', range.to)
-          .select((eb) => sums(eb, sql.lit('hours')))
-          .groupBy([...group]),
-      ];
+      return known ? [{ key, names: known, from: range.from, to: range.to }] : [];
     }),
   );
-  const rows = [...whole, ...((await unionAll(hourly)) as CountRow[])];
+  const rows = [...whole, ...(await hourlyCounts(db, workspaceId, ranges))];
   const byName = new Map<string, Map<string, NameCount>>();
   for (const row of rows) {
     const names = byName.get(keyOf(row)) ?? new Map<string, NameCount>();
@@ -158,6 +118,124 @@ export async function countsByEventName(
   return out;
 }
 
+const sums = (eb: { fn: any }, part: RawBuilder<string>) => [
+  'app' as const,
+  'object_type' as const,
+  'object_id' as const,
+  'event_name' as const,
+  eb.fn.sum('events').as('events'),
+  eb.fn.min('first_seen').as('first_seen'),
+  eb.fn.max('last_seen').as('last_seen'),
+  part.as('part'),
+];
+const GROUP = ['app', 'object_type', 'object_id', 'event_name', 'part'] as const;
+
+/** The page's keys as three text arrays, for PostgreSQL's unnest (one parameter each, whatever the page). */
+const keyArrays = (keys: ObjectKey[]) =>
+  sql`unnest(${keys.map((k) => k.app)}::text[], ${keys.map((k) => k.object_type)}::text[],
+    ${keys.map((k) => k.object_id)}::text[]) as k(app, object_type, object_id)`;
+
+/**
+ * Each object's daily rollups over the days the window touches, per event name: the whole days summed
+ * (part 'days'), each partial day (its date as part) apart.
+ */
+async function dailyCounts(
+  db: Kysely<DB>,
+  workspaceId: string,
+  keys: ObjectKey[],
+  eventName: string | undefined,
+  window: WindowText,
+  partial: string[],
+): Promise<CountRow[]> {
+  const part = partial.length
+    ? sql<string>`case ${sql.join(
+        partial.map((day) => sql`when day = ${day} then ${sql.lit(day)}`),
+        sql` `,
+      )} else 'days' end`
+    : sql<string>`'days'`;
+  if (isPostgres(db)) {
+    // One lateral read per object: the statement's shape (and its planning) does not grow with the page.
+    const name = eventName === undefined ? sql`` : sql`and d.event_name = ${eventName}`;
+    const { rows } = await sql<CountRow>`select k.app, k.object_type, k.object_id, d.event_name, d.part,
+        d.events, d.first_seen, d.last_seen
+      from ${keyArrays(keys)} cross join lateral (
+        select event_name, ${part} as part, sum(events) as events, min(first_seen) as first_seen,
+          max(last_seen) as last_seen
+        from app_event_day_rollups d
+        where d.workspace_id = ${workspaceId} and d.app = k.app and d.object_type = k.object_type
+          and d.object_id = k.object_id and d.day >= ${window.fromDay} and d.day <= ${window.toDay} ${name}
+        group by 1, 2) d`.execute(db);
+    return rows;
+  }
+  return (await unionAll(
+    keys.map((key) =>
+      ofObject(db, 'app_event_day_rollups', workspaceId, key, eventName)
+        .where(noIndex('day'), '>=', window.fromDay)
+        .where(noIndex('day'), '<=', window.toDay)
+        .select((eb) => sums(eb, part))
+        .groupBy([...GROUP]),
+    ),
+  )) as CountRow[];
+}
+
+/**
+ * Sums of hourly rollups per object and event name over hour ranges (part 'hours'), one primary-key range
+ * per event name (the hourly key ends with event_name, hour).
+ */
+async function hourlyCounts(
+  db: Kysely<DB>,
+  workspaceId: string,
+  ranges: { key: ObjectKey; names: string[]; from: string; to: string }[],
+): Promise<CountRow[]> {
+  if (!ranges.length) return [];
+  if (isPostgres(db)) {
+    const each = ranges.flatMap((range) => range.names.map((name) => ({ ...range, name })));
+    const column = (pick: (row: (typeof each)[number]) => string) => sql`${each.map(pick)}::text[]`;
+    const { rows } = await sql<CountRow>`select k.app, k.object_type, k.object_id, k.event_name,
+        r.events, r.first_seen, r.last_seen, 'hours' as part
+      from unnest(${column((r) => r.key.app)}, ${column((r) => r.key.object_type)},
+        ${column((r) => r.key.object_id)}, ${column((r) => r.name)}, ${column((r) => r.from)},
+        ${column((r) => r.to)}) as k(app, object_type, object_id, event_name, hour_from, hour_to)
+      cross join lateral (
+        select sum(events) as events, min(first_seen) as first_seen, max(last_seen) as last_seen
+        from app_event_rollups r
+        where r.workspace_id = ${workspaceId} and r.app = k.app and r.object_type = k.object_type
+          and r.object_id = k.object_id and r.event_name = k.event_name and r.hour >= k.hour_from
+          and r.hour < k.hour_to) r
+      where r.events is not null`.execute(db);
+    return rows;
+  }
+  return (await unionAll(
+    ranges.map((range) =>
+      // No expression around hour here: event_name IN and the hour range both use the primary key.
+      ofObject(db, 'app_event_rollups', workspaceId, range.key, undefined)
+        .where('event_name', 'in', range.names)
+        .where(sql.ref<string>('hour'), '>=', range.from)
+        .where(sql.ref<string>('hour'), '<', range.to)
+        .select((eb) => sums(eb, sql.lit('hours')))
+        .groupBy([...GROUP]),
+    ),
+  )) as CountRow[];
+}
+
+/** One object's rows of a rollup table (optionally one event name), by its primary key's prefix. */
+function ofObject<T extends 'app_event_day_rollups' | 'app_event_rollups'>(
+  db: Kysely<DB>,
+  table: T,
+  workspaceId: string,
+  key: ObjectKey,
+  eventName: string | undefined,
+) {
+  let query = db
+    .selectFrom(table as 'app_event_day_rollups')
+    .where('workspace_id', '=', workspaceId)
+    .where('app', '=', key.app)
+    .where('object_type', '=', key.object_type)
+    .where('object_id', '=', key.object_id);
+  if (eventName !== undefined) query = query.where('event_name', '=', eventName);
+  return query;
+}
+
 /** The rows of every branch (one query; none without branches). */
 async function unionAll(branches: { unionAll: (other: never) => any; execute: () => Promise<unknown[]> }[]) {
   if (!branches.length) return [];
@@ -180,21 +258,33 @@ export async function uniqueActors(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!keys.length) return out;
-  const branches = keys.map((key) =>
-    db
-      .selectFrom('app_event_actor_sketches')
-      .select(['app', 'object_type', 'object_id', 'sketch'])
-      .where('workspace_id', '=', workspaceId)
-      .where('app', '=', key.app)
-      .where('object_type', '=', key.object_type)
-      .where('object_id', '=', key.object_id)
-      .where(noIndex('day'), '>=', window.fromDay)
-      .where(noIndex('day'), '<=', window.toDay),
-  );
-  const rows = await branches
-    .slice(1)
-    .reduce((all, branch) => all.unionAll(branch), branches[0]!)
-    .execute();
+  let rows: (ObjectKey & { sketch: Uint8Array })[];
+  if (isPostgres(db)) {
+    ({ rows } = await sql<
+      ObjectKey & { sketch: Uint8Array }
+    >`select k.app, k.object_type, k.object_id, s.sketch
+      from ${keyArrays(keys)} cross join lateral (
+        select sketch from app_event_actor_sketches s
+        where s.workspace_id = ${workspaceId} and s.app = k.app and s.object_type = k.object_type
+          and s.object_id = k.object_id and s.day >= ${window.fromDay} and s.day <= ${window.toDay}
+        offset 0) s`.execute(db));
+  } else {
+    const branches = keys.map((key) =>
+      db
+        .selectFrom('app_event_actor_sketches')
+        .select(['app', 'object_type', 'object_id', 'sketch'])
+        .where('workspace_id', '=', workspaceId)
+        .where('app', '=', key.app)
+        .where('object_type', '=', key.object_type)
+        .where('object_id', '=', key.object_id)
+        .where(noIndex('day'), '>=', window.fromDay)
+        .where(noIndex('day'), '<=', window.toDay),
+    );
+    rows = await branches
+      .slice(1)
+      .reduce((all, branch) => all.unionAll(branch), branches[0]!)
+      .execute();
+  }
   const unions = new Map<string, ActorSketch>();
   for (const row of rows) {
     const key = keyOf(row);

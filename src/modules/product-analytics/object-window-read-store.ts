@@ -2,6 +2,7 @@
 // snapshot in sort order, the change of the hours at the window's edges, objects with late changes and their
 // sums from rollups. Every function takes the workspace ID.
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/tables.ts';
 import {
   type ObjectFilters,
@@ -44,38 +45,56 @@ export async function scanSnapshot(
   after: RankAfter | undefined,
   limit: number,
 ): Promise<SnapshotRow[]> {
-  let query = db
-    .selectFrom('app_event_object_windows')
-    .select(['app', 'object_type', 'object_id', 'events', 'last_seen'])
-    .where('workspace_id', '=', workspaceId)
-    .where('window_name', '=', generation);
-  for (const column of ['app', 'object_type', 'object_id'] as const) {
-    const value = filters[column];
-    if (value !== undefined) query = query.where(column, '=', value);
-  }
-  if (after) {
-    // A row-value comparison: the index (value, app, object_type, object_id) serves it on both databases.
-    query = query.where((eb) =>
-      eb.or([
-        eb(sort, '<', after.value as never),
-        eb.and([
-          eb(sort, '=', after.value as never),
-          eb(
-            eb.refTuple('app', 'object_type', 'object_id'),
-            '>',
-            eb.tuple(after.app, after.object_type, after.object_id),
-          ),
-        ]),
-      ]),
-    );
-  }
-  const rows = await query
-    .orderBy(sort, 'desc')
-    .orderBy('app')
-    .orderBy('object_type')
-    .orderBy('object_id')
-    .limit(limit)
-    .execute();
+  const page = (on: Kysely<DB>) => {
+    let query = on
+      .selectFrom('app_event_object_windows')
+      .select(['app', 'object_type', 'object_id', 'events', 'last_seen'])
+      .where('workspace_id', '=', workspaceId)
+      .where('window_name', '=', generation);
+    for (const column of ['app', 'object_type', 'object_id'] as const) {
+      const value = filters[column];
+      if (value !== undefined) query = query.where(column, '=', value);
+    }
+    if (after) {
+      // A row-value comparison: the index (value, app, object_type, object_id) serves it on both databases;
+      // the bound on the value alone lets a backward index scan start at the position.
+      query = query
+        .where(sort, '<=', after.value as never)
+        .where((eb) =>
+          eb.or([
+            eb(sort, '<', after.value as never),
+            eb.and([
+              eb(sort, '=', after.value as never),
+              eb(
+                eb.refTuple('app', 'object_type', 'object_id'),
+                '>',
+                eb.tuple(after.app, after.object_type, after.object_id),
+              ),
+            ]),
+          ]),
+        );
+    }
+    return query
+      .orderBy(sort, 'desc')
+      .orderBy('app')
+      .orderBy('object_type')
+      .orderBy('object_id')
+      .limit(limit)
+      .execute();
+  };
+  const rows = isPostgres(db)
+    ? // A generation made this hour has no statistics yet (autovacuum analyzes it later, if ever), so the
+      // planner takes it for a few rows and fetches all of them by bitmap to sort them: 100,000 rows for a
+      // page. Without bitmap scans it walks the value's index backward, sorting only ties.
+      await db.connection().execute(async (connection) => {
+        await sql`set enable_bitmapscan = off`.execute(connection);
+        try {
+          return await page(connection);
+        } finally {
+          await sql`reset enable_bitmapscan`.execute(connection);
+        }
+      })
+    : await page(db);
   return rows.map((row) => ({ ...row, events: Number(row.events) }));
 }
 
@@ -128,26 +147,49 @@ export async function edgeDeltas(
       eb.fn.max<string | null>('d.last_seen').as('newest'),
     ])
     .groupBy(['d.app', 'd.object_type', 'd.object_id']);
-  const rows = await db
-    .selectFrom(grouped.as('g'))
-    .leftJoin('app_event_object_windows as s', (join) =>
-      join
-        .on('s.workspace_id', '=', workspaceId)
-        .on('s.window_name', '=', generation)
-        .onRef('s.app', '=', 'g.app')
-        .onRef('s.object_type', '=', 'g.object_type')
-        .onRef('s.object_id', '=', 'g.object_id'),
-    )
-    .select([
-      'g.app',
-      'g.object_type',
-      'g.object_id',
-      'g.delta',
-      'g.newest',
-      's.events as snapshot_events',
-      's.last_seen as snapshot_last_seen',
-    ])
-    .execute();
+  const columns = [
+    'g.app',
+    'g.object_type',
+    'g.object_id',
+    'g.delta',
+    'g.newest',
+    's.events as snapshot_events',
+    's.last_seen as snapshot_last_seen',
+  ] as const;
+  // PostgreSQL has no statistics of a generation made this hour and takes it for a few rows: a plain join
+  // hashed the whole generation (100,000 rows) to look up a few thousand objects. A lateral lookup with a
+  // limit cannot be turned into that join: one primary-key probe per touched object.
+  const rows = isPostgres(db)
+    ? await db
+        .selectFrom(grouped.as('g'))
+        .leftJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('app_event_object_windows as s')
+              .select(['s.events', 's.last_seen'])
+              .where('s.workspace_id', '=', workspaceId)
+              .where('s.window_name', '=', generation)
+              .whereRef('s.app', '=', 'g.app')
+              .whereRef('s.object_type', '=', 'g.object_type')
+              .whereRef('s.object_id', '=', 'g.object_id')
+              .limit(1)
+              .as('s'),
+          (join) => join.onTrue(),
+        )
+        .select(columns)
+        .execute()
+    : await db
+        .selectFrom(grouped.as('g'))
+        .leftJoin('app_event_object_windows as s', (join) =>
+          join
+            .on('s.workspace_id', '=', workspaceId)
+            .on('s.window_name', '=', generation)
+            .onRef('s.app', '=', 'g.app')
+            .onRef('s.object_type', '=', 'g.object_type')
+            .onRef('s.object_id', '=', 'g.object_id'),
+        )
+        .select(columns)
+        .execute();
   return rows.map((row) => ({
     ...row,
     delta: Number(row.delta),
