@@ -182,6 +182,9 @@ export function createReadPool(options: ReadPoolOptions): ReadPool {
             new Promise<void>((resolve) => {
               if (reader.child.exitCode !== null || reader.child.signalCode !== null) return resolve();
               reader.child.once('exit', () => resolve());
+              // Workers are unref'd so an idle one never keeps the process alive; unref'd, its exit could
+              // come after the event loop emptied, and this close would never settle (exit code 13).
+              reader.child.ref();
               reader.child.kill('SIGKILL');
             }),
         ),
