@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../src/config.ts';
 import { monthBilledUnits, monthlyUsage } from '../src/core/call-event-months.ts';
 import { newId } from '../src/core/ids.ts';
-import { ensureMonthPartitions } from '../src/db/month-partitions.ts';
 import { type RetentionLimits, runRetention } from '../src/core/retention-job.ts';
+import { ensureMonthPartitions } from '../src/db/month-partitions.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 const DAY = 86_400_000;
@@ -61,6 +61,25 @@ async function createContacts(ws: TestWorkspace, n: number) {
     expect(res.status, res.text).toBe(201);
   }
 }
+
+/** A call event row as the pipeline writes one, at `occurredAt`. */
+const callEvent = (workspaceId: string, occurredAt: string) => ({
+  workspace_id: workspaceId,
+  id: newId('call'),
+  request_id: newId('req'),
+  occurred_at: occurredAt,
+  kind: 'api_request' as const,
+  route: 'create_contact',
+  method: 'POST',
+  credential_id: null,
+  credential_path: 'rest/api_key',
+  http_status: 201,
+  error_code: null,
+  duration_ms: 3,
+  units: 1,
+  billed_units: 1,
+  caused_by: null,
+});
 
 describe('retention', () => {
   it('rolls call events past the window into monthly aggregates; usage and billing read the same', async () => {
@@ -204,23 +223,7 @@ describe('retention', () => {
   it('works in bounded batches and counts every row once however often it runs', async () => {
     await retain({ auditRetentionDays: 30 }); // nothing older is left anywhere
     const ws = await h.workspace('Backdated');
-    const rows = Array.from({ length: 7 }, (_, i) => ({
-      workspace_id: ws.id,
-      id: newId('call'),
-      request_id: newId('req'),
-      occurred_at: `2020-01-0${i + 1}T10:00:00.000Z`,
-      kind: 'api_request' as const,
-      route: 'create_contact',
-      method: 'POST',
-      credential_id: null,
-      credential_path: 'rest/api_key',
-      http_status: 201,
-      error_code: null,
-      duration_ms: 3,
-      units: 1,
-      billed_units: 1,
-      caused_by: null,
-    }));
+    const rows = Array.from({ length: 7 }, (_, i) => callEvent(ws.id, `2020-01-0${i + 1}T10:00:00.000Z`));
     await h.db.insertInto('call_events').values(rows).execute();
     const limits = { batch: 3, maxBatches: 1 };
     const moved = [];
@@ -235,23 +238,8 @@ describe('retention', () => {
 describe.runIf(usingPostgres)('month partitions', () => {
   it("are made while a write into the default partition is in flight, and take that write's row", async () => {
     const ws = await h.workspace('Partition race');
-    const row = {
-      workspace_id: ws.id,
-      id: newId('call'),
-      request_id: newId('req'),
-      occurred_at: '2031-05-10T10:00:00.000Z', // a month with no partition yet: the default one takes it
-      kind: 'api_request' as const,
-      route: 'create_contact',
-      method: 'POST',
-      credential_id: null,
-      credential_path: 'rest/api_key',
-      http_status: 201,
-      error_code: null,
-      duration_ms: 3,
-      units: 1,
-      billed_units: 1,
-      caused_by: null,
-    };
+    // A month with no partition yet: the default one takes the row.
+    const row = callEvent(ws.id, '2031-05-10T10:00:00.000Z');
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
