@@ -3,9 +3,10 @@ import { notFound } from '../../core/errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageRequest } from '../../core/pagination.ts';
 import { Strict } from '../../core/schema.ts';
 import { iso, resolveWindow, type Window, windowText } from './app-event-window.ts';
+import { uniqueActors } from './object-actors-store.ts';
 import { ObjectBody, ObjectInput } from './object-analytics-schemas.ts';
 import { type EventAfter, objectEvents, objectIsKnown, objectKeyText } from './object-analytics-store.ts';
-import { countsByEventName, uniqueActors } from './object-page-store.ts';
+import { countsByEventName } from './object-page-store.ts';
 
 // One object's drill-down: totals and counts per event name from the daily and hourly rollups, its raw events newest first.
 

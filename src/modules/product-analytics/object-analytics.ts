@@ -7,6 +7,7 @@ import type { DB } from '../../db/tables.ts';
 import { getAppEventObject } from './app-event-object.ts';
 import { getAppEventTimeseries } from './app-event-timeseries.ts';
 import { iso, resolveWindow, type Window, type WindowName, windowText } from './app-event-window.ts';
+import { uniqueActors } from './object-actors-store.ts';
 import { GroupedBody, GroupedInput } from './object-analytics-schemas.ts';
 import {
   type ObjectFilters,
@@ -15,7 +16,7 @@ import {
   type RankSort,
   rankObjects,
 } from './object-analytics-store.ts';
-import { countsByEventName, uniqueActors } from './object-page-store.ts';
+import { countsByEventName } from './object-page-store.ts';
 import { rankFromSnapshot } from './object-window-read.ts';
 
 // Object Analytics: the grouped view of application events per object (app + object_type + object_id),

@@ -1,11 +1,11 @@
 // Queries that enrich the objects of a page (the grouped view's, or one drill-down): events per event name
-// with first and last seen, and unique actors. Whole UTC days of the window read daily rollups and sketches,
+// with first and last seen (unique actors: object-actors-store.ts). Whole UTC days of the window read daily rollups and sketches,
 // only the hours at its edges read hourly rollups. Every function takes the workspace ID.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/tables.ts';
-import { type ActorSketch, emptySketch, estimate, mergeEncoded } from './actor-sketch.ts';
 import {
+  keyArrays,
   objectKeyText as keyOf,
   noIndex,
   type ObjectKey,
@@ -130,11 +130,6 @@ const sums = (eb: { fn: any }, part: RawBuilder<string>) => [
 ];
 const GROUP = ['app', 'object_type', 'object_id', 'event_name', 'part'] as const;
 
-/** The page's keys as three text arrays, for PostgreSQL's unnest (one parameter each, whatever the page). */
-const keyArrays = (keys: ObjectKey[]) =>
-  sql`unnest(${keys.map((k) => k.app)}::text[], ${keys.map((k) => k.object_type)}::text[],
-    ${keys.map((k) => k.object_id)}::text[]) as k(app, object_type, object_id)`;
-
 /**
  * Each object's daily rollups over the days the window touches, per event name: the whole days summed
  * (part 'days'), each partial day (its date as part) apart.
@@ -147,26 +142,55 @@ async function dailyCounts(
   window: WindowText,
   partial: string[],
 ): Promise<CountRow[]> {
+  if (isPostgres(db)) {
+    // One lateral read per object: the statement's shape (and its planning) does not grow with the page.
+    // Grouped by event name alone, each part an aggregate with a filter: the key's (event_name, day) order
+    // feeds the grouping, with no sort.
+    const parts = [
+      { part: 'days', when: partial.length ? sql`day not in (${sql.join(partial)})` : sql`true` },
+      // A window within one day can name its day twice (an empty range, then the hours): one part each.
+      ...[...new Set(partial)].map((day) => ({ part: day, when: sql`day = ${day}` })),
+    ];
+    const name = eventName === undefined ? sql`` : sql`and d.event_name = ${eventName}`;
+    const { rows } = await sql<ObjectKey & { event_name: string } & Record<string, string | null>>`select
+        k.app, k.object_type, k.object_id, d.*
+      from ${keyArrays(keys)} cross join lateral (
+        select event_name, ${sql.join(
+          parts.map(
+            ({ when }, i) => sql`sum(events) filter (where ${when}) as ${sql.ref(`events_${i}`)},
+              min(first_seen) filter (where ${when}) as ${sql.ref(`first_${i}`)},
+              max(last_seen) filter (where ${when}) as ${sql.ref(`last_${i}`)}`,
+          ),
+        )}
+        from app_event_day_rollups d
+        where d.workspace_id = ${workspaceId} and d.app = k.app and d.object_type = k.object_type
+          and d.object_id = k.object_id and d.day >= ${window.fromDay} and d.day <= ${window.toDay} ${name}
+        group by event_name) d`.execute(db);
+    return rows.flatMap((row) =>
+      parts.flatMap(({ part }, i) =>
+        row[`events_${i}`] === null
+          ? []
+          : [
+              {
+                app: row.app,
+                object_type: row.object_type,
+                object_id: row.object_id,
+                event_name: row.event_name,
+                part,
+                events: Number(row[`events_${i}`]),
+                first_seen: row[`first_${i}`]!,
+                last_seen: row[`last_${i}`]!,
+              },
+            ],
+      ),
+    );
+  }
   const part = partial.length
     ? sql<string>`case ${sql.join(
         partial.map((day) => sql`when day = ${day} then ${sql.lit(day)}`),
         sql` `,
       )} else 'days' end`
-    : sql<string>`'days'`;
-  if (isPostgres(db)) {
-    // One lateral read per object: the statement's shape (and its planning) does not grow with the page.
-    const name = eventName === undefined ? sql`` : sql`and d.event_name = ${eventName}`;
-    const { rows } = await sql<CountRow>`select k.app, k.object_type, k.object_id, d.event_name, d.part,
-        d.events, d.first_seen, d.last_seen
-      from ${keyArrays(keys)} cross join lateral (
-        select event_name, ${part} as part, sum(events) as events, min(first_seen) as first_seen,
-          max(last_seen) as last_seen
-        from app_event_day_rollups d
-        where d.workspace_id = ${workspaceId} and d.app = k.app and d.object_type = k.object_type
-          and d.object_id = k.object_id and d.day >= ${window.fromDay} and d.day <= ${window.toDay} ${name}
-        group by 1, 2) d`.execute(db);
-    return rows;
-  }
+    : sql.lit('days');
   return (await unionAll(
     keys.map((key) =>
       ofObject(db, 'app_event_day_rollups', workspaceId, key, eventName)
@@ -244,52 +268,4 @@ async function unionAll(branches: { unionAll: (other: never) => any; execute: ()
       execute: () => Promise<unknown[]>;
     }
   ).execute();
-}
-
-/**
- * Distinct actors of each object over the UTC days the window touches: the union of its daily sketches
- * (exact up to 512 actors a day, HyperLogLog beyond; actor-sketch.ts).
- */
-export async function uniqueActors(
-  db: Kysely<DB>,
-  workspaceId: string,
-  keys: ObjectKey[],
-  window: WindowText,
-): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (!keys.length) return out;
-  let rows: (ObjectKey & { sketch: Uint8Array })[];
-  if (isPostgres(db)) {
-    ({ rows } = await sql<
-      ObjectKey & { sketch: Uint8Array }
-    >`select k.app, k.object_type, k.object_id, s.sketch
-      from ${keyArrays(keys)} cross join lateral (
-        select sketch from app_event_actor_sketches s
-        where s.workspace_id = ${workspaceId} and s.app = k.app and s.object_type = k.object_type
-          and s.object_id = k.object_id and s.day >= ${window.fromDay} and s.day <= ${window.toDay}
-        offset 0) s`.execute(db));
-  } else {
-    const branches = keys.map((key) =>
-      db
-        .selectFrom('app_event_actor_sketches')
-        .select(['app', 'object_type', 'object_id', 'sketch'])
-        .where('workspace_id', '=', workspaceId)
-        .where('app', '=', key.app)
-        .where('object_type', '=', key.object_type)
-        .where('object_id', '=', key.object_id)
-        .where(noIndex('day'), '>=', window.fromDay)
-        .where(noIndex('day'), '<=', window.toDay),
-    );
-    rows = await branches
-      .slice(1)
-      .reduce((all, branch) => all.unionAll(branch), branches[0]!)
-      .execute();
-  }
-  const unions = new Map<string, ActorSketch>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    unions.set(key, mergeEncoded(unions.get(key) ?? emptySketch(), row.sketch));
-  }
-  for (const [key, sketch] of unions) out.set(key, estimate(sketch));
-  return out;
 }
