@@ -35,6 +35,7 @@ const RELEASED = [
   '0023-bi-exports',
   '0025-data-agents-versions',
   '0026-bi-indexes',
+  '0027-bi-call-event-days',
 ];
 
 const noop = { up: async () => {} };

@@ -83,6 +83,33 @@ export interface BiRunDetailsTable {
   created_at: string;
 }
 
+/**
+ * The daily call-event rollup (migration 0027): one row per workspace, UTC day (ISO midnight, as
+ * call_events.occurred_at is written) and group of the columns it keeps; the measures are sums.
+ */
+export interface CallEventDaysTable {
+  workspace_id: string;
+  day: string;
+  kind: string;
+  route: string;
+  method: string;
+  credential_path: string;
+  http_status: number;
+  error_code: string | null;
+  calls: number;
+  failed_calls: number;
+  units: number;
+  billed_units: number;
+  duration_ms: number;
+}
+
+/** Which days call_event_days covers: [rolled_from, rolled_until), UTC midnights; one row, id call_events. */
+export interface CallEventDaysStateTable {
+  id: string;
+  rolled_from: string;
+  rolled_until: string;
+}
+
 export interface BiTables {
   bi_scheduled_artifacts: BiScheduledArtifactsTable;
   bi_datasets: BiDatasetsTable;
@@ -93,4 +120,6 @@ export interface BiTables {
   bi_reports: BiReportsTable;
   bi_dashboards: BiDashboardsTable;
   bi_insight_views: BiInsightViewsTable;
+  call_event_days: CallEventDaysTable;
+  call_event_days_state: CallEventDaysStateTable;
 }

@@ -22,7 +22,7 @@ export const listBiTemplates = defineOperation({
   response: Type.Object({ templates: Type.Array(BiTemplateSchema) }),
   handler: async () => ({
     body: {
-      templates: TEMPLATES.map(({ source: _source, ...template }) => template),
+      templates: TEMPLATES.map(({ source: _source, rollup: _rollup, ...template }) => template),
     },
   }),
 });

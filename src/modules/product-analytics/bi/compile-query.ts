@@ -11,6 +11,7 @@ import type { MetricFormat } from './bi-tables.ts';
 import { type CheckedFilter, checkFilter, filterCondition } from './filters.ts';
 import { aggregateSql, compileMetric, type MetricAst, metricColumns } from './metric-expression.ts';
 import { DEFAULT_QUERY_LIMIT, type Filter, type QueryDefinition } from './query-definition.ts';
+import { planRollup } from './rollup-source.ts';
 import type { BiColumn, BiTemplate } from './templates.ts';
 import { bucketLabel, resolveRelative } from './time-buckets.ts';
 
@@ -135,6 +136,9 @@ export function compileQuery(
     errors.push({ field: 'time_range', message: 'with both ends (or relative) is required with time_grain' });
   }
 
+  // A pre-aggregated source when it answers this query exactly (its aggregates are then weighted).
+  const rollup = planRollup(dataset.template, columns, definition, filters, { zone, range, timeName });
+
   // Dimensions, then the time bucket.
   const output: OutputColumn[] = [];
   const keys: CompiledBiQuery['keys'] = [];
@@ -235,7 +239,8 @@ export function compileQuery(
     const currency = type === 'money' ? column?.currency_column : undefined;
     if (currency) currencies.push({ name: currency, field: `${field}.column` });
     output.push({ name, type, role: 'measure', ...(currency ? { currency_column: currency } : {}) });
-    selections.push({ name, expr: column ? aggregateSql(m.aggregate, ref(column.name)) : sql`count(*)` });
+    const raw = () => (column ? aggregateSql(m.aggregate!, ref(column.name)) : sql`count(*)`);
+    selections.push({ name, expr: rollup?.aggregate(m.aggregate, column?.name) ?? raw() });
   }
   // Money is summed per currency, never across: its currency column joins the groups.
   for (const { name, field } of currencies) {
@@ -286,7 +291,7 @@ export function compileQuery(
     if (!order.some((o) => o.name === key.name)) order.push({ name: key.name, direction: 'asc' });
 
   let base = (options.db as unknown as Kysely<any>).selectFrom(
-    dataset.template.source(options.db, options.workspaceId, options.now).as('t'),
+    (rollup?.source ?? dataset.template.source)(options.db, options.workspaceId, options.now).as('t'),
   );
   for (const f of filters) base = base.where(filterCondition(options.dialect, f, ref(f.column.name)));
   if (range?.from) base = base.where(ref(timeName), '>=', range.from);

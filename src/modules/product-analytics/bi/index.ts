@@ -4,10 +4,12 @@ import * as biSchedules from '../migrations/0021-bi-schedules.ts';
 import * as biObjects from '../migrations/0022-bi-objects.ts';
 import * as biExports from '../migrations/0023-bi-exports.ts';
 import * as biIndexes from '../migrations/0026-bi-indexes.ts';
+import * as biCallEventDays from '../migrations/0027-bi-call-event-days.ts';
 import { archiveBiObject, updateBiObject } from './bi-objects.ts';
 import { getBiRun, listBiRunsOperation } from './bi-runs.ts';
 import type { BiTables } from './bi-tables.ts';
 import { listBiTemplates } from './bi-templates.ts';
+import { callEventDaysJob, callEventDaysSweep } from './call-event-days-job.ts';
 import { biDashboardRecord, createBiDashboard, listBiDashboards } from './dashboards.ts';
 import { biDatasetRecord, createBiDataset, listBiDatasets, previewBiDataset } from './datasets.ts';
 import { exportJob } from './export-job.ts';
@@ -28,6 +30,7 @@ export const biParts: ModuleParts<BiTables> = {
     '0022-bi-objects': biObjects,
     '0023-bi-exports': biExports,
     '0026-bi-indexes': biIndexes,
+    '0027-bi-call-event-days': biCallEventDays,
   },
   operations: [
     listBiTemplates,
@@ -61,6 +64,6 @@ export const biParts: ModuleParts<BiTables> = {
     biDashboardRecord,
     insightViewRecord,
   ],
-  jobs: [exportJob, scheduledRefreshJob],
-  periodicTasks: [scheduleSweep],
+  jobs: [exportJob, scheduledRefreshJob, callEventDaysJob],
+  periodicTasks: [scheduleSweep, callEventDaysSweep],
 };

@@ -2,6 +2,7 @@
 // description), the time column ranges apply to, its source (template-sources.ts) and the default query a
 // bare {dataset_key, limit} runs. Money is integer cents with the currency column named beside it.
 import type { QueryDefinition } from './query-definition.ts';
+import { callEventRollup, type TemplateRollup } from './rollup-source.ts';
 import {
   agentopsSource,
   appEventsSource,
@@ -37,6 +38,8 @@ export interface BiTemplate {
   time_column: string;
   default_query: DefaultQuery;
   source: Source;
+  /** A pre-aggregated source that answers the queries it can answer exactly (rollup-source.ts). */
+  rollup?: TemplateRollup;
 }
 
 const col = (
@@ -182,6 +185,7 @@ export const TEMPLATES: readonly BiTemplate[] = [
       time_grain: 'day',
     },
     source: callEventsSource,
+    rollup: callEventRollup,
   },
   {
     key: 'api_usage',
@@ -198,6 +202,7 @@ export const TEMPLATES: readonly BiTemplate[] = [
       ],
     },
     source: callEventsSource,
+    rollup: callEventRollup,
   },
   {
     key: 'agentops_execution_health',
