@@ -1,17 +1,16 @@
 // Memories in a vector collection with an embedder: the builtin one embeds in the call, an external one (a
 // local fake of the OpenAI embeddings API) by a job after it; new content re-embeds; the vector is the
 // collection's document of the memory, so vector search finds memories.
-import http from 'node:http';
-import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEmbedding } from '../src/modules/data-agents/vectors/builtin-embedder.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { type JsonServer, jsonServer } from './helpers/loopback-servers.ts';
 
 const DIM = 32;
 let h: Harness;
 let ws: TestWorkspace;
 let other: TestWorkspace;
-let server: http.Server;
+let server: JsonServer;
 const inputs: string[][] = [];
 let refuse = false;
 
@@ -32,34 +31,20 @@ async function until(check: () => Promise<boolean>) {
 }
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk) => {
-      raw += chunk;
-    });
-    request.on('end', () => {
-      const body = JSON.parse(raw) as { input: string[] };
-      inputs.push(body.input);
-      if (refuse) {
-        response.writeHead(400, { 'content-type': 'application/json' });
-        response.end('{"error":{"message":"no"}}');
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      const data = body.input.map((text, index) => ({
-        index,
-        embedding: Array.from(builtinEmbedding(`x ${text}`, DIM)),
-      }));
-      response.end(JSON.stringify({ object: 'list', data }));
-    });
+  server = await jsonServer('/v1/embeddings', (body: { input: string[] }) => {
+    inputs.push(body.input);
+    if (refuse) return { status: 400, body: { error: { message: 'no' } } };
+    const data = body.input.map((text, index) => ({
+      index,
+      embedding: Array.from(builtinEmbedding(`x ${text}`, DIM)),
+    }));
+    return { body: { object: 'list', data } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
   h = await Harness.start({
     env: {
       WOS_WORKER: 'on',
       WOS_WORKER_POLL_MS: '20',
-      WOS_EMBEDDINGS_URL: `http://127.0.0.1:${port}/v1/embeddings`,
+      WOS_EMBEDDINGS_URL: server.url,
       WOS_EMBEDDINGS_MODEL: 'fake-embed',
     },
   });
@@ -76,8 +61,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
 });
 
 describe('memories in a vector collection', () => {

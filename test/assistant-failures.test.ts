@@ -2,45 +2,37 @@
 // WOS_LLM_TIMEOUT_MS on every try, or answers an error, fails it with upstream_unavailable and the reason;
 // a run stopped at its job's time limit (1 s here, with a model that never answers) fails it with timeout,
 // as the platform run is failed.
-import http from 'node:http';
-import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ModuleDefinition } from '../src/core/module.ts';
 import { ASSISTANT_JOB } from '../src/modules/data-agents/agent-grid/assistant-loop.ts';
 import { moduleList } from '../src/modules/module-list.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { type JsonServer, jsonServer } from './helpers/loopback-servers.ts';
 
-let model: http.Server;
-let modelUrl: string;
+let model: JsonServer;
 let requests = 0;
 
 beforeAll(async () => {
   // A model that never answers an instruction mentioning "hang", and answers 400 to any other.
-  model = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (c) => {
-      raw += c;
-    });
-    request.on('end', () => {
-      requests++;
-      if (String(JSON.parse(raw).messages[1]?.content).includes('hang')) return;
-      response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { message: 'bad request' } }));
-    });
+  model = await jsonServer('/v1/chat/completions', (body) => {
+    requests++;
+    if (String(body.messages[1]?.content).includes('hang')) return undefined;
+    return { status: 400, body: { error: { message: 'bad request' } } };
   });
-  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
-  modelUrl = `http://127.0.0.1:${(model.address() as net.AddressInfo).port}/v1/chat/completions`;
 });
-afterAll(async () => {
-  model.closeAllConnections();
-  await new Promise((resolve) => model.close(resolve));
-});
+afterAll(() => model.close());
 
 async function start(env: Record<string, string>, registry?: ReturnType<typeof buildRegistry>) {
   const h = await Harness.start({
     registry,
-    env: { WOS_WORKER: 'on', WOS_WORKER_POLL_MS: '20', WOS_LLM_URL: modelUrl, WOS_LLM_MODEL: 'fake', ...env },
+    env: {
+      WOS_WORKER: 'on',
+      WOS_WORKER_POLL_MS: '20',
+      WOS_LLM_URL: model.url,
+      WOS_LLM_MODEL: 'fake',
+      ...env,
+    },
   });
   return { h, ws: await h.workspace('Assistant failures') };
 }

@@ -2,13 +2,12 @@
 // a run calls tools through the pipeline on the caller's behalf, refuses a tool outside the caller's scopes
 // and writes without allow_writes, and is recorded as an Agent Grid run with tool calls (request_ids) and
 // token cost events; without a model it answers a plan only.
-import http from 'node:http';
-import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { type JsonServer, jsonServer } from './helpers/loopback-servers.ts';
 
 type Message = { role: string; content: string | null; tool_calls?: unknown[] };
-let model: http.Server;
+let model: JsonServer;
 let h: Harness;
 let ws: TestWorkspace;
 const requests: { auth?: string; messages: Message[]; tools: { function: { name: string } }[] }[] = [];
@@ -39,42 +38,28 @@ function reply(messages: Message[]) {
 }
 
 beforeAll(async () => {
-  model = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (c) => {
-      raw += c;
+  model = await jsonServer('/v1/chat/completions', async (body, request) => {
+    requests.push({
+      auth: request.headers.authorization,
+      messages: body.messages,
+      tools: body.tools ?? [],
     });
-    request.on('end', () => {
-      const body = JSON.parse(raw);
-      requests.push({
-        auth: request.headers.authorization,
-        messages: body.messages,
-        tools: body.tools ?? [],
-      });
-      const message = reply(body.messages);
-      const slow = String(body.messages[1]?.content).includes('slowly');
-      setTimeout(
-        () => {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(
-            JSON.stringify({
-              model: 'fake-model-1',
-              choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
-              usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
-            }),
-          );
-        },
-        slow ? 2000 : 0,
-      );
-    });
+    const message = reply(body.messages);
+    const slow = String(body.messages[1]?.content).includes('slowly');
+    await new Promise((resolve) => setTimeout(resolve, slow ? 2000 : 0));
+    return {
+      body: {
+        model: 'fake-model-1',
+        choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+      },
+    };
   });
-  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
-  const { port } = model.address() as net.AddressInfo;
   h = await Harness.start({
     env: {
       WOS_WORKER: 'on',
       WOS_WORKER_POLL_MS: '20',
-      WOS_LLM_URL: `http://127.0.0.1:${port}/v1/chat/completions`,
+      WOS_LLM_URL: model.url,
       WOS_LLM_MODEL: 'fake-model',
       WOS_LLM_API_KEY: 'sk-llm-secret-0123456789',
       WOS_ASSISTANT_MAX_STEPS: '3',
@@ -89,8 +74,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
-  model.closeAllConnections();
-  await new Promise((resolve) => model.close(resolve));
+  await model.close();
 });
 
 async function finished(token: string, runId: string) {

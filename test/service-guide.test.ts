@@ -1,11 +1,10 @@
 // The service guide answers from the service's own documentation: a question whose answer is on one page
 // cites that page (and its heading anchor), names the tools and error codes the passages mention, and the
 // exchange is stored as an Agent Grid session with its items; with a model, the answer cites the passages.
-import http from 'node:http';
-import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitMarkdown } from '../src/modules/data-agents/agent-grid/guide-index.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { type JsonServer, jsonServer } from './helpers/loopback-servers.ts';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -92,46 +91,33 @@ describe('create_service_guide_session', () => {
 });
 
 describe('with a model', () => {
-  let model: http.Server;
+  let model: JsonServer;
   let guide: Harness;
   const prompts: string[] = [];
 
   beforeAll(async () => {
-    model = http.createServer((request, response) => {
-      let raw = '';
-      request.on('data', (c) => {
-        raw += c;
-      });
-      request.on('end', () => {
-        const body = JSON.parse(raw);
-        prompts.push(body.messages[1].content);
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({
-            model: 'fake-guide',
-            choices: [
-              {
-                message: {
-                  role: 'assistant',
-                  content: 'It refuses the call with missing_required_scope [1].',
-                },
+    model = await jsonServer('/v1/chat/completions', (body) => {
+      prompts.push(body.messages[1].content);
+      return {
+        body: {
+          model: 'fake-guide',
+          choices: [
+            {
+              message: {
+                role: 'assistant',
+                content: 'It refuses the call with missing_required_scope [1].',
               },
-            ],
-            usage: { prompt_tokens: 100, completion_tokens: 9 },
-          }),
-        );
-      });
+            },
+          ],
+          usage: { prompt_tokens: 100, completion_tokens: 9 },
+        },
+      };
     });
-    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
-    const { port } = model.address() as net.AddressInfo;
-    guide = await Harness.start({
-      env: { WOS_LLM_URL: `http://127.0.0.1:${port}/v1/chat/completions`, WOS_LLM_MODEL: 'fake-guide' },
-    });
+    guide = await Harness.start({ env: { WOS_LLM_URL: model.url, WOS_LLM_MODEL: 'fake-guide' } });
   });
   afterAll(async () => {
     await guide.close();
-    model.closeAllConnections();
-    await new Promise((resolve) => model.close(resolve));
+    await model.close();
   });
 
   it('adds a generated answer citing the numbered passages', async () => {

@@ -1,65 +1,50 @@
 // The external embedder against a local fake of the OpenAI embeddings API: documents answer pending and a
 // job embeds them off the write transaction in batches (retrying a transient failure, marking a refused one
 // failed); a query text is embedded at search time; the key reaches the endpoint and nothing else.
-import http from 'node:http';
-import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEmbedding } from '../src/modules/data-agents/vectors/builtin-embedder.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { type JsonServer, jsonServer } from './helpers/loopback-servers.ts';
 
 const KEY = 'sk-test-embeddings-key-0123456789';
 const DIM = 64;
 let h: Harness;
 let ws: TestWorkspace;
-let server: http.Server;
+let server: JsonServer;
 const calls: { auth: string | undefined; model: string; input: string[] }[] = [];
 let failNext = 0;
 
 beforeAll(async () => {
   // Speaks POST /v1/embeddings. Texts containing "reject" get a 400, "down" a 500; failNext answers 503.
-  server = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk) => {
-      raw += chunk;
-    });
-    request.on('end', () => {
-      const body = JSON.parse(raw) as { model: string; input: string[] };
-      calls.push({ auth: request.headers.authorization, model: body.model, input: body.input });
-      const status =
-        failNext-- > 0
-          ? 503
-          : body.input.some((t) => t.includes('reject'))
-            ? 400
-            : body.input.some((t) => t.includes('down'))
-              ? 500
-              : 200;
-      if (status !== 200) {
-        response.writeHead(status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: 'no' } }));
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          object: 'list',
-          model: body.model,
-          data: body.input.map((text, index) => ({
-            object: 'embedding',
-            index,
-            embedding: Array.from(builtinEmbedding(text, DIM)),
-          })),
-          usage: { prompt_tokens: 5, total_tokens: 5 },
-        }),
-      );
-    });
+  server = await jsonServer('/v1/embeddings', (body: { model: string; input: string[] }, request) => {
+    calls.push({ auth: request.headers.authorization, model: body.model, input: body.input });
+    const status =
+      failNext-- > 0
+        ? 503
+        : body.input.some((t) => t.includes('reject'))
+          ? 400
+          : body.input.some((t) => t.includes('down'))
+            ? 500
+            : 200;
+    if (status !== 200) return { status, body: { error: { message: 'no' } } };
+    return {
+      body: {
+        object: 'list',
+        model: body.model,
+        data: body.input.map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: Array.from(builtinEmbedding(text, DIM)),
+        })),
+        usage: { prompt_tokens: 5, total_tokens: 5 },
+      },
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
   h = await Harness.start({
     env: {
       WOS_WORKER: 'on',
       WOS_WORKER_POLL_MS: '20',
-      WOS_EMBEDDINGS_URL: `http://127.0.0.1:${port}/v1/embeddings`,
+      WOS_EMBEDDINGS_URL: server.url,
       WOS_EMBEDDINGS_MODEL: 'text-embedding-test',
       WOS_EMBEDDINGS_API_KEY: KEY,
       WOS_EMBEDDINGS_BATCH_SIZE: '2',
@@ -74,8 +59,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
 });
 
 const statuses = async () =>

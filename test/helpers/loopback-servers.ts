@@ -1,5 +1,6 @@
-// Loopback servers for the browser SDK test: pages on origins of their own, and a recording proxy in front of
-// the service that can answer a delivered batch with 503 (the service stored it, the browser retries it).
+// Loopback servers for tests: pages on origins of their own and a recording proxy in front of the service that
+// can answer a delivered batch with 503 (the browser SDK test), and a JSON endpoint standing in for an
+// OpenAI-compatible model or embeddings API.
 import http from 'node:http';
 import type net from 'node:net';
 
@@ -30,6 +31,43 @@ export async function pageServer(): Promise<LoopbackServer & { pages: Map<string
     response.end(html ?? 'not found');
   });
   return { ...(await listen(server)), pages };
+}
+
+export interface JsonAnswer {
+  /** 200 unless given. */
+  status?: number;
+  body: unknown;
+}
+
+export type JsonServer = LoopbackServer & { url: string };
+
+/**
+ * Parses each request's JSON body and answers what `answer` returns, as JSON; undefined never answers (a model
+ * that hangs: close drops the connection). `url` is the origin with `path`, which the server does not check.
+ */
+export async function jsonServer(
+  path: string,
+  answer: (
+    body: any,
+    request: http.IncomingMessage,
+  ) => JsonAnswer | undefined | Promise<JsonAnswer | undefined>,
+): Promise<JsonServer> {
+  const server = http.createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    let reply: JsonAnswer | undefined;
+    try {
+      reply = await answer(JSON.parse(Buffer.concat(chunks).toString('utf8')), request);
+    } catch (error) {
+      // A broken script answers 500 rather than crash the test process with an unhandled rejection.
+      reply = { status: 500, body: { error: { message: String(error) } } };
+    }
+    if (reply === undefined || response.destroyed) return;
+    response.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(reply.body));
+  });
+  const listening = await listen(server);
+  return { ...listening, url: `${listening.origin}${path}` };
 }
 
 export interface ProxiedCall {
