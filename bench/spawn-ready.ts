@@ -5,8 +5,10 @@ export async function spawnReady(
   args: string[],
   env: Record<string, string>,
   readyUrl: string,
+  cwd?: string,
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
