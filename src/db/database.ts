@@ -7,8 +7,8 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { createHeavySlots, type HeavySlots } from '../core/heavy-slots.ts';
 import { groupCommit, type TransactionRunner } from './group-commit.ts';
-import { postgresHeavyReads, sqliteHeavyReads, withTimeoutErrors } from './heavy-reads.ts';
-import { prepareInserts } from './pg-prepared.ts';
+import { postgresHeavyReads, sqliteHeavyReads, translateTimeout } from './heavy-reads.ts';
+import { MainPoolDriver } from './pg-driver.ts';
 import { SearchPathPostgresDialect } from './postgres-dialect.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { DB } from './tables.ts';
@@ -87,12 +87,11 @@ export function openDatabase(config: Config): Database {
       max: config.databasePoolSize,
       ...(settings.length ? { options: settings.join(' ') } : {}),
     });
-    prepareInserts(pool);
     const postgres = new SearchPathPostgresDialect({ pool });
     const db = new Kysely<DB>({
       dialect: {
         createAdapter: () => postgres.createAdapter(),
-        createDriver: () => withTimeoutErrors(postgres.createDriver(), config.statementTimeoutMs, true),
+        createDriver: () => new MainPoolDriver(pool, translateTimeout(config.statementTimeoutMs)),
         createQueryCompiler: () => postgres.createQueryCompiler(),
         createIntrospector: (db) => postgres.createIntrospector(db),
       },

@@ -73,7 +73,7 @@ export function sqliteHeavyReads(
 const QUERY_CANCELED = '57014';
 
 /** Turns PostgreSQL's statement_timeout cancellation into the catalogue's query_timeout. */
-function translateTimeout(timeoutMs: number) {
+export function translateTimeout(timeoutMs: number) {
   return (error: unknown): never => {
     if ((error as { code?: unknown } | null)?.code !== QUERY_CANCELED) throw error;
     throw queryTimedOut(timeoutMs);
@@ -81,10 +81,10 @@ function translateTimeout(timeoutMs: number) {
 }
 
 /**
- * Wraps the pg driver so each connection reports statement_timeout as query_timeout (never a 500). The heavy
- * pool opens no transactions; the main pool keeps them (its connection is unwrapped for the driver).
+ * Wraps the heavy pool's pg driver so each connection reports statement_timeout as query_timeout (never a
+ * 500); it opens no transactions. The main pool's driver translates the same way (pg-driver.ts).
  */
-export function withTimeoutErrors(driver: Driver, timeoutMs: number, transactions = false): Driver {
+export function withTimeoutErrors(driver: Driver, timeoutMs: number): Driver {
   const translate = translateTimeout(timeoutMs);
   const originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
   const original = (wrapped: DatabaseConnection) => originals.get(wrapped) ?? wrapped;
@@ -108,15 +108,9 @@ export function withTimeoutErrors(driver: Driver, timeoutMs: number, transaction
       originals.set(wrapped, connection);
       return wrapped;
     },
-    beginTransaction: transactions
-      ? (wrapped, settings) => driver.beginTransaction(original(wrapped), settings)
-      : noTransactions,
-    commitTransaction: transactions
-      ? (wrapped) => driver.commitTransaction(original(wrapped))
-      : noTransactions,
-    rollbackTransaction: transactions
-      ? (wrapped) => driver.rollbackTransaction(original(wrapped))
-      : noTransactions,
+    beginTransaction: noTransactions,
+    commitTransaction: noTransactions,
+    rollbackTransaction: noTransactions,
     releaseConnection: (wrapped) => driver.releaseConnection(original(wrapped)),
     destroy: () => driver.destroy(),
   };

@@ -3,7 +3,7 @@
 // record, audit, outbox and call events, as one data-modifying WITH or alone) go as named statements.
 // Only inserts of values (no SELECT in them): their plans are trivial, so a generic plan is never worse;
 // reads, updates and INSERT ... SELECT, whose best plan may depend on the values, stay unnamed.
-import type pg from 'pg';
+// The main pool's connections (pg-driver.ts) ask here for the name of each statement with parameters.
 
 const INSERT = /^\s*insert\b/i;
 /** A WITH of inserts and key updates only (src/core/write-effects.ts). */
@@ -26,22 +26,13 @@ function nameOf(text: string): string | undefined {
   return name;
 }
 
-/** Makes the pool's connections send the service's inserts as named prepared statements. */
-export function prepareInserts(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    const prepared = new Set<string>();
-    // The class's query(), looked up at each call (a hook on pg.Client.prototype still sees every query).
-    const query = (...args: unknown[]) =>
-      (Object.getPrototypeOf(client).query as (...a: unknown[]) => unknown).apply(client, args);
-    client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
-      if (typeof text === 'string' && Array.isArray(values) && typeof callback !== 'function') {
-        const name = nameOf(text);
-        if (name && (prepared.has(name) || prepared.size < MAX_PER_CONNECTION)) {
-          prepared.add(name);
-          return query({ name, text, values });
-        }
-      }
-      return query(text, values, callback);
-    }) as typeof client.query;
-  });
+/**
+ * The name to send `text` under on a connection that has parsed the statements in `prepared` (and will
+ * parse this one now: it is added), or undefined to send it unnamed.
+ */
+export function statementName(text: string, prepared: Set<string>): string | undefined {
+  const name = nameOf(text);
+  if (!name || (!prepared.has(name) && prepared.size >= MAX_PER_CONNECTION)) return undefined;
+  prepared.add(name);
+  return name;
 }
