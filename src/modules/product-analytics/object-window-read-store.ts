@@ -5,6 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/tables.ts';
 import {
+  keyArrays,
   type ObjectFilters,
   type ObjectKey,
   oneOf,
@@ -29,12 +30,38 @@ export async function snapshotState(
     .executeTakeFirst();
 }
 
+/**
+ * Runs `work` (the snapshot reads of one request) on one connection where, on PostgreSQL, bitmap scans and
+ * full sorts are off; restored after. A generation is made each hour, so the planner has no statistics of
+ * it (autovacuum analyzes the table later, if ever) and takes it for a row or two: it then fetched the whole
+ * generation to sort it (scanSnapshot) or hash it (edgeDeltas), and any of the table's three indexes looked
+ * as good as another. Without those two plans, each read has one way left: the index whose order it asks
+ * for, read from its start (an incremental sort orders ties by key).
+ */
+export async function snapshotPlans<T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+  if (!isPostgres(db)) return work(db);
+  return db.connection().execute(async (connection) => {
+    await sql`select set_config('enable_bitmapscan', 'off', false), set_config('enable_sort', 'off', false)`.execute(
+      connection,
+    );
+    try {
+      return await work(connection);
+    } finally {
+      await sql`select set_config(name, reset_val, false) from pg_settings
+        where name in ('enable_bitmapscan', 'enable_sort')`.execute(connection);
+    }
+  });
+}
+
 export interface SnapshotRow extends ObjectKey {
   events: number;
   last_seen: string;
 }
 
-/** Snapshot rows in the sort's order (value descending, then object key) after `after`: up to `limit`. */
+/**
+ * Snapshot rows in the sort's order (value descending, then object key) after `after`: up to `limit`. Under
+ * snapshotPlans on PostgreSQL: the value's index read backward from the position, ties sorted by key.
+ */
 export async function scanSnapshot(
   db: Kysely<DB>,
   workspaceId: string,
@@ -45,56 +72,41 @@ export async function scanSnapshot(
   after: RankAfter | undefined,
   limit: number,
 ): Promise<SnapshotRow[]> {
-  const page = (on: Kysely<DB>) => {
-    let query = on
-      .selectFrom('app_event_object_windows')
-      .select(['app', 'object_type', 'object_id', 'events', 'last_seen'])
-      .where('workspace_id', '=', workspaceId)
-      .where('window_name', '=', generation);
-    for (const column of ['app', 'object_type', 'object_id'] as const) {
-      const value = filters[column];
-      if (value !== undefined) query = query.where(column, '=', value);
-    }
-    if (after) {
-      // A row-value comparison: the index (value, app, object_type, object_id) serves it on both databases;
-      // the bound on the value alone lets a backward index scan start at the position.
-      query = query
-        .where(sort, '<=', after.value as never)
-        .where((eb) =>
-          eb.or([
-            eb(sort, '<', after.value as never),
-            eb.and([
-              eb(sort, '=', after.value as never),
-              eb(
-                eb.refTuple('app', 'object_type', 'object_id'),
-                '>',
-                eb.tuple(after.app, after.object_type, after.object_id),
-              ),
-            ]),
+  let query = db
+    .selectFrom('app_event_object_windows')
+    .select(['app', 'object_type', 'object_id', 'events', 'last_seen'])
+    .where('workspace_id', '=', workspaceId)
+    .where('window_name', '=', generation);
+  for (const column of ['app', 'object_type', 'object_id'] as const) {
+    const value = filters[column];
+    if (value !== undefined) query = query.where(column, '=', value);
+  }
+  if (after) {
+    // A row-value comparison: the index (value, app, object_type, object_id) serves it on both databases;
+    // the bound on the value alone lets a backward index scan start at the position.
+    query = query
+      .where(sort, '<=', after.value as never)
+      .where((eb) =>
+        eb.or([
+          eb(sort, '<', after.value as never),
+          eb.and([
+            eb(sort, '=', after.value as never),
+            eb(
+              eb.refTuple('app', 'object_type', 'object_id'),
+              '>',
+              eb.tuple(after.app, after.object_type, after.object_id),
+            ),
           ]),
-        );
-    }
-    return query
-      .orderBy(sort, 'desc')
-      .orderBy('app')
-      .orderBy('object_type')
-      .orderBy('object_id')
-      .limit(limit)
-      .execute();
-  };
-  const rows = isPostgres(db)
-    ? // A generation made this hour has no statistics yet (autovacuum analyzes it later, if ever), so the
-      // planner takes it for a few rows and fetches all of them by bitmap to sort them: 100,000 rows for a
-      // page. Without bitmap scans it walks the value's index backward, sorting only ties.
-      await db.connection().execute(async (connection) => {
-        await sql`set enable_bitmapscan = off`.execute(connection);
-        try {
-          return await page(connection);
-        } finally {
-          await sql`reset enable_bitmapscan`.execute(connection);
-        }
-      })
-    : await page(db);
+        ]),
+      );
+  }
+  const rows = await query
+    .orderBy(sort, 'desc')
+    .orderBy('app')
+    .orderBy('object_type')
+    .orderBy('object_id')
+    .limit(limit)
+    .execute();
   return rows.map((row) => ({ ...row, events: Number(row.events) }));
 }
 
@@ -147,37 +159,26 @@ export async function edgeDeltas(
       eb.fn.max<string | null>('d.last_seen').as('newest'),
     ])
     .groupBy(['d.app', 'd.object_type', 'd.object_id']);
-  const columns = [
-    'g.app',
-    'g.object_type',
-    'g.object_id',
-    'g.delta',
-    'g.newest',
-    's.events as snapshot_events',
-    's.last_seen as snapshot_last_seen',
-  ] as const;
-  // PostgreSQL has no statistics of a generation made this hour and takes it for a few rows: a plain join
-  // hashed the whole generation (100,000 rows) to look up a few thousand objects. A lateral lookup with a
-  // limit cannot be turned into that join: one primary-key probe per touched object.
-  const rows = isPostgres(db)
-    ? await db
-        .selectFrom(grouped.as('g'))
-        .leftJoinLateral(
-          (eb) =>
-            eb
-              .selectFrom('app_event_object_windows as s')
-              .select(['s.events', 's.last_seen'])
-              .where('s.workspace_id', '=', workspaceId)
-              .where('s.window_name', '=', generation)
-              .whereRef('s.app', '=', 'g.app')
-              .whereRef('s.object_type', '=', 'g.object_type')
-              .whereRef('s.object_id', '=', 'g.object_id')
-              .limit(1)
-              .as('s'),
-          (join) => join.onTrue(),
-        )
-        .select(columns)
-        .execute()
+  type Row = ObjectKey & {
+    delta: number | string;
+    newest: string | null;
+    snapshot_events: number | string | null;
+    snapshot_last_seen: string | null;
+  };
+  const rows: Row[] = isPostgres(db)
+    ? // Per touched object, the first snapshot key at or after its own, kept when it is the object's: one
+      // primary-key probe, the only plan for that order under snapshotPlans. (A plain join hashed the whole
+      // generation, which has no statistics and passes for a few rows, to look up a few thousand objects.)
+      (
+        await sql<Row>`select g.app, g.object_type, g.object_id, g.delta, g.newest,
+            s.events as snapshot_events, s.last_seen as snapshot_last_seen
+          from (${grouped}) g left join lateral (
+            select s.app, s.object_type, s.object_id, s.events, s.last_seen from app_event_object_windows s
+            where s.workspace_id = ${workspaceId} and s.window_name = ${generation}
+              and (s.app, s.object_type, s.object_id) >= (g.app, g.object_type, g.object_id)
+            order by s.app, s.object_type, s.object_id limit 1) s
+            on s.app = g.app and s.object_type = g.object_type and s.object_id = g.object_id`.execute(db)
+      ).rows
     : await db
         .selectFrom(grouped.as('g'))
         .leftJoin('app_event_object_windows as s', (join) =>
@@ -188,7 +189,15 @@ export async function edgeDeltas(
             .onRef('s.object_type', '=', 'g.object_type')
             .onRef('s.object_id', '=', 'g.object_id'),
         )
-        .select(columns)
+        .select([
+          'g.app',
+          'g.object_type',
+          'g.object_id',
+          'g.delta',
+          'g.newest',
+          's.events as snapshot_events',
+          's.last_seen as snapshot_last_seen',
+        ])
         .execute();
   return rows.map((row) => ({
     ...row,
@@ -227,6 +236,18 @@ export async function objectSums(
   keys: ObjectKey[],
   window: WindowText,
 ): Promise<SnapshotRow[]> {
+  if (!keys.length) return [];
+  if (isPostgres(db)) {
+    // A lateral sum per object (its primary-key prefix): an OR of keys would need the bitmap scans that
+    // snapshotPlans turns off.
+    const { rows } = await sql<SnapshotRow>`select k.app, k.object_type, k.object_id, r.events, r.last_seen
+      from ${keyArrays(keys)} cross join lateral (
+        select sum(events) as events, max(last_seen) as last_seen from app_event_rollups r
+        where r.workspace_id = ${workspaceId} and r.app = k.app and r.object_type = k.object_type
+          and r.object_id = k.object_id and r.hour >= ${window.from} and r.hour < ${window.to}) r
+      where r.events is not null`.execute(db);
+    return rows.map((row) => ({ ...row, events: Number(row.events) }));
+  }
   const out: SnapshotRow[] = [];
   for (let i = 0; i < keys.length; i += 100) {
     const rows = await rollupsIn(db, workspaceId, {}, window, true)

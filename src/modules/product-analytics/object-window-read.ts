@@ -13,6 +13,7 @@ import {
   objectSums,
   type SnapshotRow,
   scanSnapshot,
+  snapshotPlans,
   snapshotState,
 } from './object-window-read-store.ts';
 import { SNAPSHOT_WINDOWS, type SnapshotWindow } from './object-window-store.ts';
@@ -72,6 +73,23 @@ export async function rankFromSnapshot(
 ): Promise<SnapshotRow[] | undefined> {
   const name = filters.window;
   if (!isSnapshotWindow(name) || filters.event_name !== undefined) return undefined;
+  // On one connection whose plans do not depend on the generation's missing statistics (PostgreSQL); every
+  // read of the ranking goes through it, none waits for a second connection of the pool.
+  return snapshotPlans(db, (pinned) =>
+    rank(pinned, workspaceId, { ...filters, window: name }, window, sort, after, limit),
+  );
+}
+
+async function rank(
+  db: Kysely<DB>,
+  workspaceId: string,
+  filters: ObjectFilters & { window: SnapshotWindow },
+  window: Window,
+  sort: RankSort,
+  after: RankAfter | undefined,
+  limit: number,
+): Promise<SnapshotRow[] | undefined> {
+  const name = filters.window;
   const state = await snapshotState(db, workspaceId, name);
   if (state === undefined) return undefined;
   const asOf = Date.parse(state.as_of_hour);
