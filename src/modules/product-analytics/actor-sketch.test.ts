@@ -68,6 +68,29 @@ describe('actor sketch', () => {
     }
   });
 
+  it('merges dense registers as the larger of each pair, from stored bytes at any offset', () => {
+    // Registers 0..21 (every rank a register can hold), merged four to a word: each byte must be max(a, b).
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % 22;
+    };
+    const a = Array.from({ length: 4096 }, next);
+    const b = Array.from({ length: 4096 }, next);
+    a[0] = 21;
+    b[1] = 21;
+    const stored = (registers: number[], offset: number) =>
+      Buffer.from([...Array(offset).fill(9), 1, ...registers]).subarray(offset);
+    for (const offset of [0, 1, 2, 3]) {
+      const merged = mergeEncoded(decodeSketch(stored(a, 0)), stored(b, offset));
+      expect(merged.kind).toBe('dense');
+      const registers = [...(merged as { registers: Uint8Array }).registers];
+      expect(registers).toEqual(a.map((value, i) => Math.max(value, b[i]!)));
+      const viaDecode = mergeSketch(decodeSketch(stored(b, 0)), decodeSketch(stored(a, offset)));
+      expect([...(viaDecode as { registers: Uint8Array }).registers]).toEqual(registers);
+    }
+  });
+
   it('a sparse sketch merged into a dense one, and the reverse, agree', () => {
     const big = sketchOf(actors('x', 5000));
     const small = sketchOf(actors('y', 100));
