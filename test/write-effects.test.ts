@@ -1,5 +1,7 @@
 // What a write stores after its handler (key binding, audit, outbox and call event; one statement on
-// PostgreSQL) commits with the write or not at all, and idempotency stays exact when two nodes race.
+// PostgreSQL, sent with the COMMIT) commits with the write or not at all, and idempotency stays exact when
+// two nodes race.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../src/app.ts';
 import { auditRow } from '../src/core/audit.ts';
@@ -129,6 +131,36 @@ describe('write effects', () => {
     const contact = await h.db.selectFrom('contacts').select('id').where('id', '=', contactId).execute();
     expect(contact).toEqual([]);
   });
+
+  it.runIf(usingPostgres)(
+    'sends the COMMIT with the statement, before its answer; nothing may follow it',
+    async () => {
+      const sent: string[] = [];
+      const original = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (
+        this: pg.Client & { readyForQuery: boolean },
+        ...args: unknown[]
+      ) {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+        sent.push(`${text.split(' ')[0]}${this.readyForQuery ? '' : ' (one unanswered)'}`);
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof original;
+      const requestId = newId('req');
+      try {
+        await expect(
+          h.service.deps.database.transaction(async (trx) => {
+            await insertWriteEffects(trx, { audits: [], outbox: [], callEvent: callEvent(requestId) });
+            await trx.selectFrom('contacts').select('id').execute();
+          }),
+        ).rejects.toThrow('A statement after the one that committed its transaction');
+      } finally {
+        pg.Client.prototype.query = original;
+      }
+      expect(sent).toEqual(['begin', 'insert', 'commit (one unanswered)']);
+      // Committed with the statement, before the mistake after it.
+      expect((await rowsOf(requestId)).calls).toHaveLength(1);
+    },
+  );
 
   it.runIf(usingPostgres)('creates exactly one record when two nodes race one idempotency key', async () => {
     sibling = await h.startSibling();

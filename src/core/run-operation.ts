@@ -333,6 +333,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       const units = callUnits(op, result);
       await consumeUnits(trx, workspace, units, now);
       // Consumers (webhooks, notification rules) get the outbox events from the relay after the commit.
+      // The transaction's last statement: on PostgreSQL its COMMIT goes with it, so nothing may follow.
       await insertWriteEffects(trx, {
         bind: claim && !replayed && result.createdId ? { ...claim, resourceId: result.createdId } : undefined,
         audits: auditRows,

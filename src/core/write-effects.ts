@@ -1,9 +1,11 @@
 // What a write stores after its handler, in its transaction: the idempotency key bound to the created
 // record, the audit events, the outbox events and the call event. On PostgreSQL they go in one statement
-// (data-modifying CTEs): one round trip instead of one per row, the same rows in the same transaction. On
+// (data-modifying CTEs) sent with the transaction's COMMIT: one round trip instead of one per row and one for
+// the commit, the same rows in the same transaction (if the statement fails, the COMMIT rolls it back). On
 // SQLite, in process, a statement costs no round trip, so each goes on its own.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
+import { commitsTransaction } from '../db/pg-driver.ts';
 import type { AuditEventsTable, CallEventsTable, DB, OutboxEventsTable } from '../db/tables.ts';
 import { AUDIT_COLUMNS, insertAuditEvents } from './audit.ts';
 import { CALL_EVENT_COLUMNS, insertCallEvent } from './call-events.ts';
@@ -21,6 +23,7 @@ export interface WriteEffects {
 /** Past this many rows (a bulk write), the rows go in separate inserts: a statement takes 65,535 parameters. */
 const MAX_ROWS_IN_ONE_STATEMENT = 200;
 
+/** The last statements of a write's transaction: its work must return right after (pg-driver.ts). */
 export async function insertWriteEffects(db: Kysely<DB>, effects: WriteEffects): Promise<void> {
   const { bind, audits, outbox, callEvent } = effects;
   if (!isPostgres(db) || audits.length + outbox.length > MAX_ROWS_IN_ONE_STATEMENT) {
@@ -35,7 +38,8 @@ export async function insertWriteEffects(db: Kysely<DB>, effects: WriteEffects):
   for (const row of audits) for (const column of AUDIT_COLUMNS) parameters.push(row[column] ?? null);
   for (const row of outbox) for (const column of OUTBOX_COLUMNS) parameters.push(row[column] ?? null);
   for (const column of CALL_EVENT_COLUMNS) parameters.push(callEvent[column] ?? null);
-  await db.executeQuery(CompiledQuery.raw(statement(!!bind, audits.length, outbox.length), parameters));
+  const query = CompiledQuery.raw(statement(!!bind, audits.length, outbox.length), parameters);
+  await db.executeQuery(commitsTransaction(query));
 }
 
 // The statement text of each shape (bind or not, audit rows, outbox rows), built once.

@@ -85,6 +85,9 @@ export function openDatabase(config: Config): Database {
     const pool = new pg.Pool({
       connectionString: config.databaseUrl,
       max: config.databasePoolSize,
+      // A query goes out without waiting for the one before: only a call's write effects and their COMMIT
+      // are sent together (pg-driver.ts); every other query is awaited before the next.
+      pipeline: true,
       ...(settings.length ? { options: settings.join(' ') } : {}),
     });
     const postgres = new SearchPathPostgresDialect({ pool });

@@ -2,35 +2,77 @@
 // query goes from our connection to its pg client in one step, where Kysely's PostgresConnection, a wrapper
 // translating statement_timeout and a hook on the client naming inserts took three, and pg copied the query's
 // config object on each: CPU on every statement of every call (docs/performance.md, "CPU per create").
-import { type CompiledQuery, type DatabaseConnection, PostgresDriver, type QueryResult } from 'kysely';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  PostgresDriver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 import pg from 'pg';
 import { statementName } from './pg-prepared.ts';
 
 /** What a statement_timeout cancellation becomes (query_timeout); any other error is rethrown as it is. */
 export type TranslateError = (error: unknown) => never;
 
+const COMMITS = Symbol('commits its transaction');
+
+/**
+ * Marks the last statement of a transaction whose work returns right after it (the write effects of a
+ * call): the connection sends the transaction's COMMIT with it, one round trip for both. If the statement
+ * fails, its transaction is aborted and that COMMIT ends it as a rollback: nothing of it is kept, as before.
+ * Outside a transaction the mark does nothing; a statement sent after it on the same transaction throws.
+ */
+export function commitsTransaction(query: CompiledQuery): CompiledQuery {
+  return { ...query, [COMMITS]: true } as CompiledQuery;
+}
+
+type Sent = Promise<pg.QueryResult>;
+
 class MainConnection implements DatabaseConnection {
   /** The named statements this connection has parsed (pg keeps them per connection). */
   readonly #prepared = new Set<string>();
+  /** Between the driver's BEGIN and its COMMIT or ROLLBACK. */
+  inTransaction = false;
+  /** The COMMIT sent with a transaction's last statement, until the driver's commit or rollback takes it. */
+  sentCommit: Sent | undefined;
 
   constructor(
     readonly client: pg.PoolClient,
     private readonly translate: TranslateError,
   ) {}
 
+  #send(text: string, values?: unknown[], name?: string): Sent {
+    return new Promise<pg.QueryResult>((resolve, reject) => {
+      // A text (not a config object, which pg copies property by property); the name set as pg reads it.
+      const query = new pg.Query(text, values, (error: Error | undefined, res: unknown) =>
+        error ? reject(error) : resolve(res as pg.QueryResult),
+      );
+      if (name) (query as unknown as { name: string }).name = name;
+      this.client.query(query);
+    });
+  }
+
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.sentCommit) throw new Error('A statement after the one that committed its transaction');
     const values = compiled.parameters.length > 0 ? [...compiled.parameters] : undefined;
     const name = values && statementName(compiled.sql, this.#prepared);
     let result: pg.QueryResult;
     try {
-      result = await new Promise<pg.QueryResult>((resolve, reject) => {
-        // A text (not a config object, which pg copies property by property); the name set as pg reads it.
-        const query = new pg.Query(compiled.sql, values, (error: Error | undefined, res: unknown) =>
-          error ? reject(error) : resolve(res as pg.QueryResult),
-        );
-        if (name) (query as unknown as { name: string }).name = name;
-        this.client.query(query);
-      });
+      if (this.inTransaction && (compiled as { [COMMITS]?: true })[COMMITS]) {
+        // The pool's clients pipeline (database.ts): both go out in one write, before either answer.
+        const stream = this.client.connection.stream;
+        stream.cork();
+        const statement = this.#send(compiled.sql, values, name);
+        const commit = this.#send('commit');
+        stream.uncork();
+        this.sentCommit = commit;
+        commit.catch(() => {}); // awaited below unless the statement failed (then it ended as ROLLBACK)
+        result = await statement;
+        await commit;
+      } else {
+        result = await this.#send(compiled.sql, values, name);
+      }
     } catch (error) {
       // The caller's stack after pg's (it starts in the socket's read), as Kysely's connection adds it.
       if (error instanceof Error && error.stack)
@@ -50,6 +92,14 @@ class MainConnection implements DatabaseConnection {
   // biome-ignore lint/correctness/useYield: the main pool streams nothing (no cursor), as Kysely's connection
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('The main pool does not stream: no cursor is configured');
+  }
+
+  /** Ends the transaction state; the COMMIT sent with its last statement, if one was. */
+  endTransaction(): Sent | undefined {
+    const sent = this.sentCommit;
+    this.inTransaction = false;
+    this.sentCommit = undefined;
+    return sent;
   }
 }
 
@@ -80,7 +130,29 @@ export class MainPoolDriver extends PostgresDriver {
     return connection;
   }
 
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    await super.beginTransaction(connection, settings);
+    (connection as MainConnection).inTransaction = true;
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    // Sent with the last statement, which threw if either failed.
+    if ((connection as MainConnection).endTransaction()) return;
+    await super.commitTransaction(connection);
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // The statement sent with the COMMIT failed (else nothing would roll back): that COMMIT rolled back.
+    const sent = (connection as MainConnection).endTransaction();
+    if (sent) await sent.catch(() => {});
+    else await super.rollbackTransaction(connection);
+  }
+
   override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as MainConnection).endTransaction();
     (connection as MainConnection).client.release();
   }
 
