@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { rebuildStaleObjectWindows } from '../src/modules/product-analytics/object-window-job.ts';
+import { analyzeObjectWindows } from '../src/modules/product-analytics/object-window-store.ts';
 import { pgClient } from './analytics-seed.ts';
 import { benchWorkspace } from './bench-service.ts';
 
@@ -81,6 +82,7 @@ export async function rebuildSnapshots(place: Place): Promise<number> {
     const started = performance.now();
     // As the job does: the groupings on the heavy-read connections (their time limit, not the API's).
     await rebuildStaleObjectWindows(database.db, new Date(), undefined, undefined, database.heavy);
+    await analyzeObjectWindows(database.db, { system: true });
     const seconds = (performance.now() - started) / 1000;
     await database.close();
     return seconds;

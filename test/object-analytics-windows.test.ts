@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rebuildStaleObjectWindows } from '../src/modules/product-analytics/object-window-job.ts';
 import { rebuildObjectWindows } from '../src/modules/product-analytics/object-window-store.ts';
-import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -341,6 +341,17 @@ describe('the app-events.object-windows job', () => {
         },
         { timeout: 15_000, interval: 50 },
       );
+      if (usingPostgres) {
+        // The job refreshes the snapshot's statistics after its rebuilds (a new generation has none).
+        await vi.waitFor(
+          async () => {
+            const stats = await sql<{ analyzed: unknown }>`select last_analyze as analyzed from pg_stat_user_tables
+              where relname = 'app_event_object_windows' and schemaname = current_schema()`.execute(worker.db);
+            expect(stats.rows[0]?.analyzed).toBeTruthy();
+          },
+          { timeout: 15_000, interval: 50 },
+        );
+      }
       // An hour on, the next rebuild writes a new generation and deletes the old one once the reads use it.
       worker.clock.advance(HOUR);
       await worker.worker!.tick();

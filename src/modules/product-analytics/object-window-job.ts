@@ -6,6 +6,7 @@ import { everyInterval } from '../../jobs/interval-task.ts';
 import type { JobDefinition } from '../../jobs/types.ts';
 import { HOUR, iso } from './app-event-window.ts';
 import {
+  analyzeObjectWindows,
   deleteLateMarkers,
   rebuildObjectWindows,
   snapshotHour,
@@ -55,7 +56,10 @@ export const objectWindowsJob: JobDefinition<Record<string, never>> = {
     const read = env.pipeline?.database.heavy ?? env.db;
     const rebuilt = await rebuildStaleObjectWindows(env.db, now, MAX_WORKSPACES, job.signal, read);
     await deleteLateMarkers(env.db, iso(now.getTime() - MARKERS_KEPT), SYSTEM);
-    if (rebuilt) env.logger.info({ rebuilt }, 'object analytics snapshots rebuilt');
+    if (rebuilt) {
+      await analyzeObjectWindows(env.db, SYSTEM);
+      env.logger.info({ rebuilt }, 'object analytics snapshots rebuilt');
+    }
   },
 };
 

@@ -2,6 +2,7 @@
 // rollups and the late-change markers ingest leaves. The reads are in object-window-read-store.ts.
 // Every function takes the workspace ID, or says it is a system sweep.
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/tables.ts';
 import type { AppEventRollupsTable } from './analytics-tables.ts';
 import { HOUR, HOURS_OF, iso } from './app-event-window.ts';
@@ -158,6 +159,15 @@ export async function rebuildObjectWindows(
     rows += grouped.length;
   }
   return rows;
+}
+
+/**
+ * PostgreSQL: refreshes the snapshot's statistics after rebuilds (a system action, over every workspace's
+ * rows). Each rebuild writes a new generation the planner has no statistics for; the reads pin their plans
+ * (object-window-read.ts), and fresh statistics keep any other reader's plans sound too.
+ */
+export async function analyzeObjectWindows(db: Kysely<DB>, _system: { system: true }): Promise<void> {
+  if (isPostgres(db)) await sql`analyze app_event_object_windows`.execute(db);
 }
 
 /**
