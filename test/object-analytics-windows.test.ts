@@ -345,8 +345,12 @@ describe('the app-events.object-windows job', () => {
         // The job refreshes the snapshot's statistics after its rebuilds (a new generation has none).
         await vi.waitFor(
           async () => {
-            const stats = await sql<{ analyzed: unknown }>`select last_analyze as analyzed from pg_stat_user_tables
-              where relname = 'app_event_object_windows' and schemaname = current_schema()`.execute(worker.db);
+            const stats = await sql<{
+              analyzed: unknown;
+            }>`select last_analyze as analyzed from pg_stat_user_tables
+              where relname = 'app_event_object_windows' and schemaname = current_schema()`.execute(
+              worker.db,
+            );
             expect(stats.rows[0]?.analyzed).toBeTruthy();
           },
           { timeout: 15_000, interval: 50 },

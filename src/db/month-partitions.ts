@@ -80,7 +80,8 @@ async function createMonthPartition(db: Kysely<any>, table: PartitionedTable, mo
     // write committed in between would make the creation fail): the lock waits for writes in flight there
     // and holds new ones until the commit. It also makes two nodes creating the same month take turns.
     await sql`lock table ${fallback} in share row exclusive mode`.execute(trx);
-    const strays = await sql`select 1 from ${fallback} where occurred_at >= ${lower} and occurred_at < ${upper}
+    const strays =
+      await sql`select 1 from ${fallback} where occurred_at >= ${lower} and occurred_at < ${upper}
       limit 1`.execute(trx);
     if (strays.rows.length === 0) {
       await sql`create table if not exists ${name} partition of ${sql.id(table)}
