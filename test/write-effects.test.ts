@@ -156,7 +156,8 @@ describe('write effects', () => {
       } finally {
         pg.Client.prototype.query = original;
       }
-      expect(sent).toEqual(['begin', 'insert', 'commit (one unanswered)']);
+      // BEGIN goes alone the first time the connection sends the statement, else with it (pg-driver.test.ts).
+      expect(sent.filter((query) => query !== 'begin')).toEqual(['insert', 'commit (one unanswered)']);
       // Committed with the statement, before the mistake after it.
       expect((await rowsOf(requestId)).calls).toHaveLength(1);
     },
