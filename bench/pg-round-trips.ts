@@ -1,6 +1,8 @@
 // The statements one REST create sends to PostgreSQL: the service built in this process over a migrated
 // schema, every pg client's query() counted (the pool's, the rate limiter's, the listener's), one create with
-// an idempotency key after a warm-up one. The outbox relay is stopped: its work follows the response.
+// an idempotency key after a warm-up one. The outbox relay is stopped: its work follows the response. A query
+// handed to pg with its transaction's BEGIN in front, or while the one before is unanswered (pipelined), shares
+// that round trip.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createCredential, createWorkspace, updateWorkspace } from '../src/admin/workspace-admin.ts';
@@ -8,9 +10,10 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { SCOPES } from '../src/core/catalogue.ts';
 import { newId } from '../src/core/ids.ts';
+import { sentWithBegin } from '../src/db/pg-driver.ts';
 import type { Place } from './analytics-service.ts';
 
-export async function countRoundTrips(place: Place): Promise<{ statements: string[] }> {
+export async function countRoundTrips(place: Place): Promise<{ statements: string[]; roundTrips: number }> {
   const config = loadConfig({
     ...place.env,
     WOS_ADMIN_TOKEN: 'wos_op_bench-operator-token-000000000000000000000000',
@@ -42,10 +45,15 @@ export async function countRoundTrips(place: Place): Promise<{ statements: strin
       });
     if ((await create()).statusCode !== 201) throw new Error('the warm-up create failed');
     const statements: string[] = [];
+    let roundTrips = 0;
     const original = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    pg.Client.prototype.query = function (this: pg.Client & { readyForQuery: boolean }, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
-      statements.push(String(text).replace(/\s+/g, ' ').slice(0, 110));
+      const shared = !this.readyForQuery; // pipelined behind an unanswered query
+      if (!shared) roundTrips++;
+      if (sentWithBegin(args[0])) statements.push('begin (in the same round trip as the next)');
+      const statement = String(text).replace(/\s+/g, ' ').slice(0, 110);
+      statements.push(shared ? `${statement} (pipelined)` : statement);
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof original;
     try {
@@ -54,7 +62,7 @@ export async function countRoundTrips(place: Place): Promise<{ statements: strin
     } finally {
       pg.Client.prototype.query = original;
     }
-    return { statements };
+    return { statements, roundTrips };
   } finally {
     await service.app.close();
   }

@@ -206,7 +206,8 @@ export async function postgresWriteBench(): Promise<void> {
   const trips = await countRoundTrips(barePlace);
   process.stdout.write(
     `\none REST create with an idempotency key (after a warm-up one), statements sent to PostgreSQL: ` +
-      `${trips.statements.length}\n${trips.statements.map((s) => `  ${s}`).join('\n')}\n`,
+      `${trips.statements.length} in ${trips.roundTrips} round trips\n` +
+      `${trips.statements.map((s) => `  ${s}`).join('\n')}\n`,
   );
   await barePlace.drop();
   await servicePlace.drop();

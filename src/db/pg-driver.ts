@@ -70,6 +70,11 @@ class AfterBegin extends Query {
   }
 }
 
+/** Whether pg was handed this query with its transaction's BEGIN in front (the write bench counts). */
+export function sentWithBegin(query: unknown): boolean {
+  return query instanceof AfterBegin;
+}
+
 class MainConnection implements DatabaseConnection {
   /** The named statements this connection has parsed (pg keeps them per connection). */
   readonly #prepared = new Set<string>();
