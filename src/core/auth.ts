@@ -132,16 +132,15 @@ export async function authenticate(
   const token = bearerToken(authorization);
   if (!token) throw fail('authentication_required');
   const hash = hashToken(token);
-  const lookup = async () => (await credentialLookup(db, [hash]))[0];
   // Only live credentials are kept, and not those of a workspace with prepaid credit: its credit_units
   // change with every billed call, and the billing stage reads them from here.
   const row = cache
     ? await cache.get(
         hash,
-        lookup,
+        async () => (await credentialLookup(db, [hash]))[0],
         (found) => !!found && found.deleted_at === null && found.credit_units === null,
       )
-    : await lookup();
+    : (await credentialLookup(db, [hash]))[0];
   if (!row || !hashesEqual(row.token_hash, hash) || row.deleted_at !== null)
     throw fail('workspace_not_found');
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 
 /** JSON with object keys sorted at every depth, so equal inputs give equal text whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -11,6 +11,10 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(',')}}`;
 }
 
+// Node 20.12 and later hash a string in one call, with no Hash object to build and collect (every create
+// hashes its token and its key's fingerprint); earlier versions build one.
+const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 }

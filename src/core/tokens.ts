@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from './canonical-json.ts';
 
 export type TokenKind = 'api_key' | 'mcp_token' | 'operator';
 
@@ -10,7 +11,7 @@ export function generateToken(kind: TokenKind): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return sha256Hex(token);
 }
 
 export function hashesEqual(a: string, b: string): boolean {

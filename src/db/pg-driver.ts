@@ -92,9 +92,11 @@ class MainConnection implements DatabaseConnection {
 
   #send(text: string, values?: unknown[], name?: string, afterBegin = false): Sent {
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      // A text (not a config object, which pg copies property by property); the name set as pg reads it.
-      const done: Callback = (error, res) => (error ? reject(error) : resolve(res as pg.QueryResult));
-      const query = afterBegin ? new AfterBegin(text, values, done) : new Query(text, values, done);
+      // A text (not a config object, which pg copies property by property); the name set as pg reads it. The
+      // callback is an argument, not a named const: tsx would name it with a defineProperty on every query.
+      const query = new (afterBegin ? AfterBegin : Query)(text, values, (error, res) =>
+        error ? reject(error) : resolve(res as pg.QueryResult),
+      );
       if (name) query.name = name;
       this.client.query(query as unknown as pg.Query);
     });
