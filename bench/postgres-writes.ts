@@ -1,9 +1,10 @@
 // The PostgreSQL write path (issue 15, item 5), part of `npm run bench` when BENCH_DATABASE_URL is set: the
 // audited REST create (with an idempotency key, under a workspace rate limit) side by side with the same
 // audited SQL and no service around it (bench/bare-pg-server.ts), 32 connections, a pool of 10 on both; then
-// the statements one create sends (bench/pg-round-trips.ts). BENCH_PG_BEFORE=<another checkout with the same
-// migrations> adds that checkout's `wos serve` to every round (a schema of its own): before and after a change
-// in one run, under the same load, with the paired ratio of their CPU per request.
+// the statements one create sends (bench/pg-round-trips.ts). BENCH_PG_BEFORE=<another checkout (it migrates its
+// own schema)> adds that checkout's `wos serve` to every round: before and after a change
+// in one run, under the same load, with the paired ratio of their CPU per request (BENCH_PG_TOGETHER=on: both
+// loaded at once, each with BENCH_CONNECTIONS).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,8 @@ const BARE_PORT = 18082;
 /** Alternating rounds of the two runs (BENCH_PG_ROUNDS, default 3). */
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 3);
 const BEFORE = process.env.BENCH_PG_BEFORE;
+/** BENCH_PG_TOGETHER=on: this checkout's and BENCH_PG_BEFORE's runs go at the same time, not in turns. */
+const TOGETHER = process.env.BENCH_PG_TOGETHER === 'on';
 const BEFORE_PORT = 18083;
 /** High enough never to refuse a call of the run, so every create still pays for its rate-limit count. */
 const RATE_LIMIT = 1_000_000_000;
@@ -165,6 +168,12 @@ export async function postgresWriteBench(): Promise<void> {
         load(`the same, ${BEFORE}`, beforeUrl, beforeAuth, { pid: beforePid }).catch((error) => {
           throw new Error(`${error.message}; service errors: ${serviceErrors(beforePlace!).join(' | ')}`);
         });
+      if (before && TOGETHER) {
+        // Both under load at once: the machine's other load changes both rounds alike.
+        const [rest, beforeRow] = await Promise.all([runRest(), runBefore()]);
+        rounds.push({ bare, rest, before: beforeRow });
+        continue;
+      }
       // The two checkouts take turns going first.
       const earlier = before && round % 2 === 1 ? await runBefore() : undefined;
       const rest = await runRest();
@@ -192,7 +201,8 @@ export async function postgresWriteBench(): Promise<void> {
     const p99 = median(rounds.map(({ bare, rest }) => rest.p99 / Math.max(bare.p99, 1)));
     process.stdout.write(
       `targets (median of the rounds): REST create >= 0.80x the bare audited SQL (${rps.toFixed(2)}), ` +
-        `p99 <= 1.5x its p99 (${p99.toFixed(2)})\n`,
+        `p99 <= 1.5x its p99 (${p99.toFixed(2)})` +
+        (before && TOGETHER ? ' (not the targets: two services shared the machine in each round)\n' : '\n'),
     );
     if (before) {
       const cpu = median(rounds.map((r) => r.rest.cpuUs / r.before!.cpuUs));
