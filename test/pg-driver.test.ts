@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { insertCallEvent } from '../src/core/call-events.ts';
 import { claimKey } from '../src/core/idempotency.ts';
-import { newId } from '../src/core/ids.ts';
 import { type Database, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import type { CallEventsTable } from '../src/db/tables.ts';
+import { callEventRow } from './helpers/call-event-row.ts';
 import { isolatedDatabase, usingPostgres } from './helpers/harness.ts';
 
 let place: Awaited<ReturnType<typeof isolatedDatabase>>;
@@ -96,23 +95,12 @@ describe.runIf(usingPostgres)('the main pool driver on PostgreSQL', () => {
   });
 
   it('keeps the connection usable when the statement sent with BEGIN fails', async () => {
-    const row: CallEventsTable = {
+    const row = callEventRow({
       workspace_id: 'wks_driver',
-      id: newId('call'),
-      request_id: newId('req'),
-      occurred_at: new Date().toISOString(),
-      kind: 'api_request',
       route: 'POST /v1/contacts',
-      method: 'POST',
       credential_id: 'key_driver',
-      credential_path: 'rest/api_key',
-      http_status: 201,
-      error_code: null,
       duration_ms: 1,
-      units: 1,
-      billed_units: 1,
-      caused_by: null,
-    };
+    });
     const insert = () => database.transaction((trx) => insertCallEvent(trx, row));
     expect((await queriesOf(insert)).sent).toEqual(['begin', 'insert', 'commit']);
     // The same row again: the insert sent with BEGIN fails on the primary key; the transaction rolls back.

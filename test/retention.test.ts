@@ -7,9 +7,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../src/config.ts';
 import { monthBilledUnits, monthlyUsage } from '../src/core/call-event-months.ts';
-import { newId } from '../src/core/ids.ts';
 import { type RetentionLimits, runRetention } from '../src/core/retention-job.ts';
 import { ensureMonthPartitions } from '../src/db/month-partitions.ts';
+import { callEventRow } from './helpers/call-event-row.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 const DAY = 86_400_000;
@@ -63,23 +63,8 @@ async function createContacts(ws: TestWorkspace, n: number) {
 }
 
 /** A call event row as the pipeline writes one, at `occurredAt`. */
-const callEvent = (workspaceId: string, occurredAt: string) => ({
-  workspace_id: workspaceId,
-  id: newId('call'),
-  request_id: newId('req'),
-  occurred_at: occurredAt,
-  kind: 'api_request' as const,
-  route: 'create_contact',
-  method: 'POST',
-  credential_id: null,
-  credential_path: 'rest/api_key',
-  http_status: 201,
-  error_code: null,
-  duration_ms: 3,
-  units: 1,
-  billed_units: 1,
-  caused_by: null,
-});
+const callEvent = (workspaceId: string, occurredAt: string) =>
+  callEventRow({ workspace_id: workspaceId, occurred_at: occurredAt });
 
 describe('retention', () => {
   it('rolls call events past the window into monthly aggregates; usage and billing read the same', async () => {

@@ -9,6 +9,7 @@ import { newId } from '../src/core/ids.ts';
 import { outboxRow } from '../src/core/outbox.ts';
 import { insertWriteEffects } from '../src/core/write-effects.ts';
 import type { CallEventsTable } from '../src/db/tables.ts';
+import { callEventRow } from './helpers/call-event-row.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 let h: Harness;
@@ -34,23 +35,15 @@ const write = (requestId: string) => ({
   tool: 'create_contact',
   defaultAction: 'create',
 });
-const callEvent = (requestId: string): CallEventsTable => ({
-  workspace_id: ws.id,
-  id: newId('call'),
-  request_id: requestId,
-  occurred_at: now(),
-  kind: 'api_request',
-  route: 'POST /v1/contacts',
-  method: 'POST',
-  credential_id: 'key_test',
-  credential_path: 'rest/api_key',
-  http_status: 201,
-  error_code: null,
-  duration_ms: 1,
-  units: 1,
-  billed_units: 1,
-  caused_by: null,
-});
+const callEvent = (requestId: string): CallEventsTable =>
+  callEventRow({
+    workspace_id: ws.id,
+    request_id: requestId,
+    occurred_at: now(),
+    route: 'POST /v1/contacts',
+    credential_id: 'key_test',
+    duration_ms: 1,
+  });
 const rowsOf = async (requestId: string) => ({
   audits: await h.db.selectFrom('audit_events').select('id').where('request_id', '=', requestId).execute(),
   outbox: await h.db.selectFrom('outbox_events').select('id').where('request_id', '=', requestId).execute(),
