@@ -3,7 +3,7 @@
 // update_bi_object / archive_bi_object (strict per collection, metric approval, idempotent archive,
 // isolation), on REST and MCP.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newId } from '../src/core/ids.ts';
+import { dealRow } from './helpers/bi-seed.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 const NOW = '2026-11-21T12:00:00.000Z';
@@ -62,21 +62,9 @@ beforeAll(async () => {
   a = await h.workspace('Objects A');
   b = await h.workspace('Objects B');
   otherKey = (await h.createCredential(a.id, 'api_key')).token;
-  const deal = (workspace_id: string, stage_key: string, currency: string, amount_cents: number) => ({
-    workspace_id,
-    id: newId('deal'),
-    name: `${stage_key} ${currency} ${amount_cents}`,
-    stage_key,
-    amount_cents,
-    currency,
-    company_id: null,
-    contact_id: null,
-    custom_fields: '{}',
-    notes: null,
-    closed_at: stage_key === 'won' ? NOW : null,
-    created_at: NOW,
-    updated_at: NOW,
-  });
+  const deal = (workspace_id: string, stage_key: string, currency: string, amount_cents: number) =>
+    dealRow(workspace_id, NOW, stage_key, currency, amount_cents, stage_key === 'won');
+
   await h.db
     .insertInto('deals')
     .values([
