@@ -11,7 +11,18 @@ import { crmModule } from '../src/modules/crm/index.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
-// Counts to `count` in the heavy read, then writes a contact named after the count.
+// Held heavy reads wait on this gate after their query, so a test decides when they finish instead of racing
+// a timer against the machine's speed.
+let openGate: () => void = () => {};
+let gate: Promise<void> = Promise.resolve();
+const closeGate = () => {
+  gate = new Promise((resolve) => {
+    openGate = resolve;
+  });
+};
+
+// Counts to `count` in the heavy read (then waits at the gate when `hold`), then writes a contact named after
+// the count.
 const countThenWrite = defineOperation({
   name: 'count_then_write',
   module: 'crm',
@@ -19,7 +30,10 @@ const countThenWrite = defineOperation({
   kind: 'action',
   summary: 'Test operation',
   description: 'A write whose heavy read only burns time: exists to test the heavyRead stage of writes.',
-  input: Strict({ count: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) }),
+  input: Strict({
+    count: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }),
+    hold: Type.Optional(Type.Boolean()),
+  }),
   rest: { method: 'POST', path: '/v1/test/count-then-write' },
   responseKey: 'contact_id',
   response: Type.Object({ contact_id: Type.String(), counted: Type.Integer(), request_id: Type.String() }),
@@ -27,6 +41,7 @@ const countThenWrite = defineOperation({
     const { rows } = await sql<{ n: number }>`
       with recursive c(x) as (select 1 union all select x + 1 from c where x < ${input.count})
       select count(*) as n from c`.execute(ctx.db);
+    if (input.hold) await gate;
     return Number(rows[0]!.n);
   },
   handler: async (ctx, _input, counted) => {
@@ -85,20 +100,26 @@ describe("a write's heavy read", () => {
   });
 
   it('holds no write lock while it reads: a create of another workspace finishes meanwhile', async () => {
+    closeGate();
+    // If the read held the write lock the create below would wait for it; the fallback opens the gate so
+    // that failure shows as an assertion, not a hung test.
+    const fallback = setTimeout(openGate, 10_000);
     let heavyDone = false;
     const heavy = h
-      .request('POST', '/v1/test/count-then-write', { token: a.apiKey, body: { count: 2_000_000 } })
+      .request('POST', '/v1/test/count-then-write', { token: a.apiKey, body: { count: 100_000, hold: true } })
       .then((result) => {
         heavyDone = true;
         return result;
       });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const created = await h.request('POST', '/v1/contacts', { token: b.apiKey, body: { name: 'Meanwhile' } });
     expect(created.status).toBe(201);
     expect(heavyDone).toBe(false);
+    clearTimeout(fallback);
+    openGate();
     const result = await heavy;
     expect(result.status).toBe(200);
-    expect(result.body.counted).toBe(2_000_000);
+    expect(result.body.counted).toBe(100_000);
   });
 
   it('stops at the heavy time limit with query_timeout, and writes nothing', async () => {
