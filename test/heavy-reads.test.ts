@@ -121,18 +121,21 @@ describe('heavy reads', () => {
     // the write transaction that B's create needs).
     await h.admin('PATCH', `/workspaces/${a.id}`, { billing: { credit_units: 100 } });
     let heavyDone = false;
-    const heavy = get('/v1/heavy/count?count=3000000', a).then((result) => {
+    // Counting to 10M takes seconds on both databases, far longer than the create.
+    const heavy = get('/v1/heavy/count?count=10000000', a).then((result) => {
       heavyDone = true;
       return result;
     });
-    // Give the slow read time to start (on the main thread it would block this timer until it ended).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Wait for the slow read to start (on the main thread it would block these timers until it ended).
+    while (h.service.deps.database.heavySlots.running(a.id) === 0 && !heavyDone) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const created = await h.request('POST', '/v1/contacts', { token: b.apiKey, body: { name: 'Meanwhile' } });
     expect(created.status).toBe(201);
     expect(heavyDone).toBe(false);
     const result = await heavy;
     expect(result.status).toBe(200);
-    expect(result.body.count).toBe(3_000_000);
+    expect(result.body.count).toBe(10_000_000);
     const workspace = await h.admin('GET', `/workspaces/${a.id}`);
     expect(workspace.body.workspace.billing.credit_units).toBe(99);
     await h.admin('PATCH', `/workspaces/${a.id}`, { billing: { credit_units: null } });
