@@ -17,7 +17,7 @@ import {
   postgresStore,
   type RateLimiter,
 } from './core/rate-limit.ts';
-import { MALFORMED_JSON, type PipelineDeps } from './core/run-operation.ts';
+import { MALFORMED_JSON, type PipelineDeps } from './core/call.ts';
 import { createUsageRecorder } from './core/usage-recorder.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';

@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 import { reusableInsert } from '../db/reusable-query.ts';
 import type { CallEventsTable, DB } from '../db/tables.ts';
 import type { Principal } from './auth.ts';
+import type { Call } from './call.ts';
 import { newId } from './ids.ts';
-import type { Call } from './run-operation.ts';
 
 /** Column order of call_events inserts (also src/core/write-effects.ts). */
 export const CALL_EVENT_COLUMNS = [

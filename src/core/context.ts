@@ -3,10 +3,10 @@ import type { Config } from '../config.ts';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 import type { EnqueueOptions } from '../jobs/types.ts';
+import type { CallOutcome } from './call.ts';
 import type { Clock } from './clock.ts';
 import type { OperationDefinition } from './define-operation.ts';
 import type { DomainEventType } from './module.ts';
-import type { CallOutcome } from './run-operation.ts';
 import type { Run } from './run-resource.ts';
 import type { StartRunOptions } from './runs.ts';
 

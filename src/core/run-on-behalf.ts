@@ -2,8 +2,10 @@
 // calling tools) calls a registry operation through runOperation like REST and MCP do. The credential is
 // loaded when the call runs, so a credential revoked or a scope removed since the work was scheduled fails
 // the call as the credential's own call would fail; audit events record actor system on behalf of it.
+
+import type { CallOutcome, PipelineDeps } from './call.ts';
 import { newId } from './ids.ts';
-import { type CallOutcome, type PipelineDeps, runOperation } from './run-operation.ts';
+import { runOperation } from './run-operation.ts';
 
 export interface OnBehalfCall {
   workspaceId: string;

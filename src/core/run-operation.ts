@@ -8,92 +8,23 @@
 //  10 response
 // A failure at any stage after the workspace is known still records its call event (queued, unbilled). docs/architecture.md draws the same diagram.
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db/tables.ts';
-import type { QueueBackend } from '../jobs/types.ts';
-import type { Registry } from '../registry.ts';
 import { auditRow } from './audit.ts';
-import { authenticate, type BrowserAccess, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
-import type { AuthThrottle } from './auth-throttle.ts';
+import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
 import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
+import { type Call, type CallOutcome, MALFORMED_JSON, type PipelineDeps } from './call.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
-import type { Clock } from './clock.ts';
-import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
-import type { OperationDefinition, OperationResult } from './define-operation.ts';
-import { asServiceError, fail, notFound, type ServiceError, validationFailed } from './errors.ts';
+import type { Actor, AuditEntry, DomainEvent } from './context.ts';
+import type { OperationResult } from './define-operation.ts';
+import { asServiceError, fail, type ServiceError, validationFailed } from './errors.ts';
 import { claimKey, fingerprint } from './idempotency.ts';
+import { type CallScope, operationContext } from './operation-context.ts';
 import { outboxRow } from './outbox.ts';
-import type { OutboxRelay } from './outbox-relay.ts';
-import type { PrincipalCache } from './principal-cache.ts';
-import type { RateLimiter } from './rate-limit.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
-import { loadRecord } from './record-types.ts';
-import { checkEventData, checkResponse, successStatus } from './response-schema.ts';
-import { runOnBehalf } from './run-on-behalf.ts';
-import { toRunResource } from './run-resource.ts';
-import { requireRun, startOperationRun } from './runs.ts';
+import { replayResult } from './replay.ts';
+import { checkResponse, successStatus } from './response-schema.ts';
 import { assertNoNul, toFieldErrors } from './schema.ts';
-import type { UsageRecorder } from './usage-recorder.ts';
 import { insertWriteEffects } from './write-effects.ts';
-
-export interface PipelineDeps {
-  database: Database;
-  config: Config;
-  clock: Clock;
-  rateLimiter: RateLimiter;
-  authThrottle: AuthThrottle;
-  registry: Registry;
-  logger: Logger;
-  usage: UsageRecorder;
-  /** The job queue of this node: jobs are enqueued through a call's transaction (ctx.enqueue, ctx.startRun). */
-  jobs: QueueBackend;
-  /** Hands committed outbox events to the consumers; nudged after every write that stored some. */
-  relay: OutboxRelay;
-  /** PostgreSQL: credential lookups cached on this node, invalidated from every node (LISTEN/NOTIFY). */
-  principals?: PrincipalCache;
-}
-
-/** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
-export const MALFORMED_JSON = Symbol('malformed-json');
-
-export interface Call {
-  surface: 'rest' | 'mcp' | 'worker';
-  requestId: string;
-  /** Route template (POST /v1/contacts) or tool name, for the call event. */
-  route: string;
-  method: string;
-  toolName: string;
-  operation: OperationDefinition | undefined;
-  input: unknown;
-  /** REST query strings are coerced to the schema's types; JSON bodies and MCP arguments never are. */
-  coerce: boolean;
-  authorization?: string;
-  /** The client address (REST): rejected credentials are throttled per address. */
-  clientAddress?: string;
-  /** A public key from a web page (rest.browser routes), with the page's Origin: used instead of authorization. */
-  publicKey?: { key: string; origin: string | undefined; access: BrowserAccess };
-  /** x-wos-workspace-id (or x-service-workspace-id): when sent, it must name the credential's workspace. */
-  workspaceHeader?: string;
-  userAgent?: string;
-  /** MCP authenticates the connection before dispatching, and passes the principal on. */
-  principal?: Principal;
-  /** /mcp?modules=... narrows the callable tools. */
-  moduleFilter?: ReadonlySet<string>;
-  /** A worker call (run-on-behalf.ts): the credential it acts for, loaded and checked when the call runs. */
-  onBehalfOf?: { workspaceId: string; credentialId: string; actorName: string; causedBy?: string };
-}
-
-export type CallOutcome =
-  | {
-      ok: true;
-      status: number;
-      body: Record<string, unknown>;
-      headers: Record<string, string>;
-      raw?: { contentType: string; payload: string | Buffer };
-    }
-  | { ok: false; error: ServiceError; headers: Record<string, string> };
 
 class DryRunRollback extends Error {
   constructor(readonly result: OperationResult) {
@@ -214,77 +145,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     const callEvent = (status: number, units: number): CallEventsTable =>
       callEventRow(call, principal!, { occurredAt: nowIso, status, started, units });
-    // What ctx.startRun records with a run: the call that started it.
-    const runFields = {
-      workspaceId: workspace.id,
-      requestId: call.requestId,
-      credentialId: credential.id,
-      surface: call.surface,
-      now: nowIso,
-      input,
-      audit(entry: AuditEntry) {
-        audits.push(entry);
-      },
-    };
-
-    // Methods, not arrow properties: the service runs through tsx, which names every function assigned to a
-    // property with a defineProperty call, on each call (about 2 µs apiece under load).
-    const context = (trx: typeof db, executor = heavy ? deps.database.heavy : trx): OperationContext => ({
-      db: executor,
-      dialect: deps.database.dialect,
-      workspaceId: workspace.id,
-      workspaceName: workspace.name,
-      requestId: call.requestId,
-      actor,
-      surface: call.surface,
-      operation: op.name,
-      clock: deps.clock,
-      now: nowIso,
-      dryRun,
-      userAgent: call.userAgent ?? null,
-      config: deps.config,
-      scopes: credential.scopes,
-      eventTypes: deps.registry.eventTypes,
-      enabledModule(module) {
-        return isModuleEnabled(workspace, module);
-      },
-      flushUsage() {
-        return deps.usage.flush();
-      },
-      audit(entry) {
-        audits.push(entry);
-      },
-      emit(event) {
-        const eventType = deps.registry.eventTypes.get(event.name);
-        if (!eventType) throw new Error(`Undeclared domain event ${event.name}`);
-        if (deps.config.validateResponses) checkEventData(op, eventType, event.data);
-        events.push(event);
-      },
-      async requireRecord(type, id) {
-        const recordType = deps.registry.recordTypes.get(type);
-        const record =
-          recordType &&
-          (await loadRecord(executor, workspace.id, recordType, id, nowIso, deps.config.publicUrl));
-        if (!record) throw notFound(type.replace(/_/g, ' '));
-        return record;
-      },
-      enqueue(name, payload, options) {
-        return deps.jobs.enqueue(name, payload, { ...options, db: trx });
-      },
-      startRun(options = {}) {
-        return startOperationRun(trx, deps.jobs, op, runFields, options);
-      },
-      operationNamed(name) {
-        return deps.registry.byName.get(name);
-      },
-      hasRecordType(type) {
-        return deps.registry.recordTypes.has(type);
-      },
-      callOnBehalf(tool, toolInput, options = {}) {
-        const onBehalf = { workspaceId: workspace.id, credentialId: credential.id, tool, input: toolInput };
-        return runOnBehalf(deps, { ...onBehalf, ...options });
-      },
-    });
+    const scope: CallScope = { deps, call, op, principal, input, actor, now: nowIso, dryRun, audits, events };
+    const context = (trx: typeof db, executor = heavy ? deps.database.heavy : trx) =>
+      operationContext(scope, trx, executor);
 
     const execute = async (trx: typeof db): Promise<{ result: OperationResult; status: number }> => {
       const ctx = context(trx);
@@ -300,24 +163,8 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
           fingerprint: fingerprint(op.name, input),
           now: nowIso,
         });
-        if (outcome.state === 'replay' && op.starts) {
-          const run = toRunResource(await requireRun(trx, workspace.id, outcome.resourceId));
-          // A start whose body is more than its run (the export it made) rebuilds it with op.replay.
-          const body = op.replay ? await op.replay(ctx, run) : { [op.responseKey]: run };
-          result = { body, createdId: run.id };
-          replayed = true;
-        } else if (outcome.state === 'replay') {
-          const record = await loadRecord(
-            trx,
-            workspace.id,
-            creates!,
-            outcome.resourceId,
-            nowIso,
-            deps.config.publicUrl,
-          );
-          if (!record) throw notFound(creates!.type);
-          const body = op.replay ? await op.replay(ctx, record) : { [creates!.key]: record };
-          result = { body, createdId: outcome.resourceId };
+        if (outcome.state === 'replay') {
+          result = await replayResult(trx, ctx, op, creates, outcome.resourceId);
           replayed = true;
         }
       }

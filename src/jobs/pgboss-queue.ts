@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
-import type { PipelineDeps } from '../core/run-operation.ts';
+import type { PipelineDeps } from '../core/call.ts';
 import type { DB } from '../db/tables.ts';
 import type { EnqueueOptions, JobDefinition, JobEnv, QueueBackend } from './types.ts';
 import { DEFAULT_JOB_TIMEOUT_SECONDS, runAttempt } from './types.ts';

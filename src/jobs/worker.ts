@@ -1,7 +1,7 @@
 // The background worker of one node: the outbox relay, the job queue (pg-boss or the SQLite poller) and the
 // periodic tasks the modules declare. app.ts starts it when the app is ready and stops it on close
 // (WOS_WORKER=off: never).
-import type { PipelineDeps } from '../core/run-operation.ts';
+import type { PipelineDeps } from '../core/call.ts';
 import { createPgBossQueue } from './pgboss-queue.ts';
 import { createSqliteQueue } from './sqlite-queue.ts';
 import type { JobEnv, JobQueue, QueueBackend } from './types.ts';
