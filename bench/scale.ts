@@ -172,9 +172,9 @@ async function main() {
       ? ` (SQLite file ${count(fs.statSync(place.file).size / 2 ** 20)} MiB)`
       : '';
     console.log(`\n${database}, ${count(ROWS)} rows per table, ${count(AUDIT_ROWS)} audit events${size}\n`);
-    console.log(`| request (p50 / p95 ms) | ${database} ${count(ROWS)} |`);
+    console.log(`| request (p50 / p95 ms, samples) | ${database} ${count(ROWS)} |`);
     console.log('|---|---|');
-    for (const [label, t] of rows) console.log(`| ${label} | ${ms(t.p50)} / ${ms(t.p95)} |`);
+    for (const [label, t] of rows) console.log(`| ${label} | ${ms(t.p50)} / ${ms(t.p95)} (${t.samples}) |`);
     console.log(`\n(measured in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
     if (NEIGHBOUR_SECONDS > 0) {
       const n = await noisyNeighbour(`http://127.0.0.1:${PORT}`, workspaces[0]!.key, workspaces[1]!.key, {
