@@ -115,6 +115,30 @@ describe('check order', () => {
     );
   });
 
+  it("asks for another module's read scope before a reference to its record is looked up", async () => {
+    const contact = (await post('/v1/contacts', { name: 'Referenced' })).body.contact;
+    const tasksOnly = await h.createCredential(ws.id, 'api_key', ['tasks:read', 'tasks:write']);
+    const related = (id: string) => ({
+      title: 'Call back',
+      related_resource_type: 'contact',
+      related_resource_id: id,
+    });
+    // The same answer whether the contact exists or not: nothing about CRM records leaks to a tasks key.
+    for (const id of [contact.id, 'con_missing']) {
+      const refused = await post('/v1/tasks', related(id), tasksOnly.token);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({
+        code: 'missing_required_scope',
+        required_scope: 'crm:read',
+      });
+    }
+    const tasks = await get('/v1/tasks?limit=100', tasksOnly.token);
+    expect(tasks.body.tasks.filter((t: { title: string }) => t.title === 'Call back')).toEqual([]);
+    const both = await h.createCredential(ws.id, 'api_key', ['tasks:write', 'crm:read']);
+    expect((await post('/v1/tasks', related(contact.id), both.token)).status).toBe(201);
+    expect((await post('/v1/tasks', related('con_missing'), both.token)).status).toBe(404);
+  });
+
   it('rate limits per workspace across its credentials, with retry information', async () => {
     const limited = await h.workspace('Rate limited');
     await h.admin('PATCH', `/workspaces/${limited.id}`, { rate_limit_per_minute: 3 });

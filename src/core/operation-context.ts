@@ -8,7 +8,7 @@ import { isModuleEnabled } from './auth.ts';
 import type { Call, PipelineDeps } from './call.ts';
 import type { Actor, AuditEntry, DomainEvent, OperationContext } from './context.ts';
 import type { OperationDefinition } from './define-operation.ts';
-import { notFound } from './errors.ts';
+import { fail, notFound } from './errors.ts';
 import { loadRecord } from './record-types.ts';
 import { checkEventData } from './response-schema.ts';
 import { runOnBehalf } from './run-on-behalf.ts';
@@ -68,6 +68,14 @@ export function operationContext(scope: CallScope, trx: Kysely<DB>, executor: Ky
     },
     async requireRecord(type, id) {
       const recordType = deps.registry.recordTypes.get(type);
+      // Naming another module's record (a task's related contact, a ticket's requester) confirms that it
+      // exists: that takes the scope which reads it. Within its own module the operation's scopes suffice.
+      if (recordType && recordType.module !== op.module && !credential.scopes.has(recordType.readScope)) {
+        throw fail('missing_required_scope', {
+          required_scope: recordType.readScope,
+          message: `Referring to a ${recordType.type.replace(/_/g, ' ')} requires the scope ${recordType.readScope}.`,
+        });
+      }
       const record =
         recordType && (await loadRecord(executor, workspace.id, recordType, id, now, deps.config.publicUrl));
       if (!record) throw notFound(type.replace(/_/g, ' '));
