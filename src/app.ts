@@ -4,6 +4,7 @@ import findMyWay, { type HTTPMethod } from 'find-my-way';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createAuthThrottle } from './core/auth-throttle.ts';
+import { MALFORMED_JSON, type PipelineDeps } from './core/call.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { fail, ServiceError, validationFailed } from './core/errors.ts';
 import { newId } from './core/ids.ts';
@@ -17,7 +18,6 @@ import {
   postgresStore,
   type RateLimiter,
 } from './core/rate-limit.ts';
-import { MALFORMED_JSON, type PipelineDeps } from './core/call.ts';
 import { createUsageRecorder } from './core/usage-recorder.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';

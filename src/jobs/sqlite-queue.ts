@@ -1,6 +1,7 @@
 // The jobs interface over a table of the service's own database, for SQLite installations (one node).
-import { newId } from '../core/ids.ts';
+
 import type { PipelineDeps } from '../core/call.ts';
+import { newId } from '../core/ids.ts';
 import type { EnqueueOptions, JobDefinition, JobEnv, QueueBackend } from './types.ts';
 import { retryDelayMs, runAttempt } from './types.ts';
 

@@ -3,8 +3,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Clock } from '../core/clock.ts';
 import type { PipelineDeps } from '../core/call.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/tables.ts';
 

@@ -2,10 +2,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyOperator } from '../../admin/bootstrap.ts';
 import type { OperatorCall } from '../../admin/workspace-admin.ts';
+import { MALFORMED_JSON, type PipelineDeps } from '../../core/call.ts';
 import type { Clock } from '../../core/clock.ts';
 import { asServiceError, validationFailed } from '../../core/errors.ts';
 import { checkResponse } from '../../core/response-schema.ts';
-import { MALFORMED_JSON, type PipelineDeps } from '../../core/call.ts';
 import { assertNoNul, compileSchema, toFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
 import { toFastifyPath } from '../rest/rest-routes.ts';

@@ -4,10 +4,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PipelineDeps } from '../../core/call.ts';
 import { insertCallEvent } from '../../core/call-events.ts';
 import { asServiceError, fail, notFound, type ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { PipelineDeps } from '../../core/call.ts';
 import { assertNoNul } from '../../core/schema.ts';
 import { findAssetById } from '../../modules/assets/asset-store.ts';
 import type { AssetsTable } from '../../modules/assets/asset-tables.ts';

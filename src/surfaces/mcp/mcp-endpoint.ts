@@ -3,9 +3,9 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type Principal } from '../../core/auth.ts';
+import { MALFORMED_JSON, type PipelineDeps } from '../../core/call.ts';
 import { isModuleName, MODULES } from '../../core/catalogue.ts';
 import { fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
-import { MALFORMED_JSON, type PipelineDeps } from '../../core/call.ts';
 import { runOperation } from '../../core/run-operation.ts';
 import { nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserAccess } from '../../core/auth.ts';
+import type { PipelineDeps } from '../../core/call.ts';
 import { fail } from '../../core/errors.ts';
 import { MAX_PAGE_SIZE } from '../../core/pagination.ts';
-import type { PipelineDeps } from '../../core/call.ts';
 import { runOperation } from '../../core/run-operation.ts';
 import { bearerToken } from '../../core/tokens.ts';
 import type { RestRoute } from '../../registry.ts';
