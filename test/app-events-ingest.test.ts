@@ -118,6 +118,15 @@ describe('ingest with an API key', () => {
     });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.field_errors[0].field).toBe('events');
+    // NUL anywhere refuses the whole call, naming where (PostgreSQL text cannot hold it).
+    const nul = await h.request('POST', URL, {
+      token: own.apiKey,
+      body: { events: [event(1), event(2, { properties: { note: 'a\u0000b' } })] },
+    });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.field_errors).toEqual([
+      { field: 'events[1].properties.note', message: 'must not contain the NUL character (U+0000)' },
+    ]);
     expect(await storedIn(own.id)).toEqual([]);
   });
 

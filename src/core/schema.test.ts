@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { compileSchema, fieldPath, Strict, toFieldErrors } from './schema.ts';
+import { compileSchema, containsNul, fieldPath, nulFieldErrors, Strict, toFieldErrors } from './schema.ts';
 
 describe('fieldPath', () => {
   it('turns Ajv instance paths into input paths', () => {
@@ -75,5 +75,22 @@ describe('date and date-time inputs', () => {
         { field: 'day', message: 'must be a valid date from 1900-01-01 to 9999-12-31' },
       ]);
     }
+  });
+});
+
+describe('containsNul and nulFieldErrors', () => {
+  it('find U+0000 in nested values and property names, and nothing elsewhere', () => {
+    const clean = { a: 'x', b: [1, 'y', { c: null, d: true }], e: { f: { g: 'z' } } };
+    expect(containsNul(clean)).toBe(false);
+    expect(nulFieldErrors(clean)).toEqual([]);
+    expect(containsNul({ b: [1, { c: 'x\u0000' }] })).toBe(true);
+    expect(nulFieldErrors({ b: [1, { c: 'x\u0000' }] })).toEqual([
+      { field: 'b[1].c', message: 'must not contain the NUL character (U+0000)' },
+    ]);
+    expect(nulFieldErrors({ e: { 'k\u0000': 1 } })).toEqual([
+      { field: 'e', message: 'must not have a property name containing the NUL character (U+0000)' },
+    ]);
+    expect(containsNul('\u0000')).toBe(true);
+    expect(containsNul(42)).toBe(false);
   });
 });

@@ -2,11 +2,14 @@
 // daily actor sketches, site counters) and retention. Every function takes the workspace ID, or says it is a system
 // sweep across workspaces.
 import { type Kysely, sql } from 'kysely';
+import { reusableRows } from '../../db/reusable-query.ts';
 import type { DB } from '../../db/tables.ts';
 import { addHashes, decodeSketch, emptySketch, encodeSketch, mergeSketch } from './actor-sketch.ts';
 import type {
+  AppEventActorSketchesTable,
   AppEventDayRollupsTable,
   AppEventHourTotalsTable,
+  AppEventIdsTable,
   AppEventRollupsTable,
   AppEventsTable,
   ValidationMode,
@@ -47,29 +50,90 @@ export async function claimEventIds(
 ): Promise<Set<string>> {
   const fresh = new Set<string>();
   for (const part of chunks(inKeyOrder(ids, (id) => [id.event_id]))) {
-    const rows = await db
-      .insertInto('app_event_ids')
-      .values(part.map((id) => ({ workspace_id: workspaceId, ...id })))
-      .onConflict((oc) => oc.columns(['workspace_id', 'event_id']).doNothing())
-      .returning('event_id')
-      .execute();
+    const rows = await claimIds(
+      db,
+      part.map((id) => ({ workspace_id: workspaceId, ...id })),
+    );
     for (const row of rows) fresh.add(row.event_id);
   }
   return fresh;
 }
 
+// The ingest statements run for every batch: each is compiled once per row count (reusableRows).
+const claimIds = reusableRows<AppEventIdsTable, { event_id: string }>(
+  ['workspace_id', 'event_id', 'occurred_at'],
+  (db, rows) =>
+    db
+      .insertInto('app_event_ids')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['workspace_id', 'event_id']).doNothing())
+      .returning('event_id'),
+);
+
+const EVENT_COLUMNS = [
+  'workspace_id',
+  'id',
+  'event_id',
+  'app',
+  'event_name',
+  'object_type',
+  'object_id',
+  'properties',
+  'user_id',
+  'anonymous_id',
+  'session_id',
+  'page_url',
+  'referrer',
+  'locale',
+  'timezone',
+  'user_agent',
+  'source_type',
+  'source_id',
+  'warnings',
+  'occurred_at',
+  'received_at',
+] as const satisfies readonly (keyof AppEventsTable)[];
+
+const insertEvents = reusableRows<AppEventsTable>(EVENT_COLUMNS, (db, rows) =>
+  db.insertInto('app_events').values(rows),
+);
+
 export async function insertAppEvents(db: Kysely<DB>, rows: AppEventsTable[]): Promise<void> {
-  for (const part of chunks(rows)) await db.insertInto('app_events').values(part).execute();
+  for (const part of chunks(rows)) await insertEvents(db, part);
 }
 
-/**
- * Adds summed rows to a rollup table (hourly or daily), one upsert per group, in key order: events add up,
- * first_seen keeps the earlier, last_seen the later.
- */
-async function addToRollups<T extends AppEventRollupsTable | AppEventDayRollupsTable>(
-  db: Kysely<DB>,
+const ROLLUP_COUNTS = ['events', 'first_seen', 'last_seen'] as const;
+const OBJECT_KEY = ['workspace_id', 'app', 'object_type', 'object_id', 'event_name'] as const;
+
+/** An upsert into a rollup table: events add up, first_seen keeps the earlier, last_seen the later. */
+function rollupUpsert<T extends AppEventRollupsTable | AppEventDayRollupsTable>(
   table: 'app_event_rollups' | 'app_event_day_rollups',
   time: 'hour' | 'day',
+) {
+  const current = (column: string) => sql.ref(`${table}.${column}`);
+  return reusableRows<T>([...OBJECT_KEY, time, ...ROLLUP_COUNTS] as (keyof T & string)[], (db, rows) =>
+    db
+      .insertInto(table as 'app_event_rollups')
+      .values(rows as unknown as AppEventRollupsTable[])
+      .onConflict((oc) =>
+        oc.columns([...OBJECT_KEY, time as 'hour']).doUpdateSet({
+          events: sql`${current('events')} + excluded.events`,
+          first_seen: sql`case when excluded.first_seen < ${current('first_seen')}
+            then excluded.first_seen else ${current('first_seen')} end`,
+          last_seen: sql`case when excluded.last_seen > ${current('last_seen')}
+            then excluded.last_seen else ${current('last_seen')} end`,
+        }),
+      ),
+  );
+}
+
+const upsertHourRollups = rollupUpsert<AppEventRollupsTable>('app_event_rollups', 'hour');
+const upsertDayRollups = rollupUpsert<AppEventDayRollupsTable>('app_event_day_rollups', 'day');
+
+/** Adds summed rows to a rollup table (hourly or daily), one upsert per group, in key order. */
+async function addToRollups<T extends AppEventRollupsTable | AppEventDayRollupsTable>(
+  db: Kysely<DB>,
+  upsert: (db: Kysely<DB>, rows: readonly T[]) => Promise<unknown>,
   rows: T[],
 ): Promise<void> {
   const ordered = inKeyOrder(rows, (r) => [
@@ -79,46 +143,34 @@ async function addToRollups<T extends AppEventRollupsTable | AppEventDayRollupsT
     r.event_name,
     'hour' in r ? r.hour : r.day,
   ]);
-  const current = (column: string) => sql.ref(`${table}.${column}`);
-  for (const part of chunks(ordered)) {
-    await db
-      .insertInto(table as 'app_event_rollups')
-      .values(part as AppEventRollupsTable[])
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'app', 'object_type', 'object_id', 'event_name', time as 'hour'])
-          .doUpdateSet({
-            events: sql`${current('events')} + excluded.events`,
-            first_seen: sql`case when excluded.first_seen < ${current('first_seen')}
-            then excluded.first_seen else ${current('first_seen')} end`,
-            last_seen: sql`case when excluded.last_seen > ${current('last_seen')}
-            then excluded.last_seen else ${current('last_seen')} end`,
-          }),
-      )
-      .execute();
-  }
+  for (const part of chunks(ordered)) await upsert(db, part);
 }
 
 /** Adds a batch's hourly rollups (already summed per group in memory). */
 export const addRollups = (db: Kysely<DB>, rows: AppEventRollupsTable[]) =>
-  addToRollups(db, 'app_event_rollups', 'hour', rows);
+  addToRollups(db, upsertHourRollups, rows);
 
 /** Adds a batch's daily rollups (summed in memory from its hourly ones). */
 export const addDayRollups = (db: Kysely<DB>, rows: AppEventDayRollupsTable[]) =>
-  addToRollups(db, 'app_event_day_rollups', 'day', rows);
+  addToRollups(db, upsertDayRollups, rows);
 
-/** Adds a batch's events per hour, app and event name (summed in memory): one upsert per group. */
-export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTable[]): Promise<void> {
-  for (const part of chunks(inKeyOrder(rows, (r) => [r.hour, r.app, r.event_name]))) {
-    await db
+const upsertHourTotals = reusableRows<AppEventHourTotalsTable>(
+  ['workspace_id', 'hour', 'app', 'event_name', 'events'],
+  (db, rows) =>
+    db
       .insertInto('app_event_hour_totals')
-      .values(part)
+      .values(rows)
       .onConflict((oc) =>
         oc.columns(['workspace_id', 'hour', 'app', 'event_name']).doUpdateSet({
           events: sql`app_event_hour_totals.events + excluded.events`,
         }),
-      )
-      .execute();
+      ),
+);
+
+/** Adds a batch's events per hour, app and event name (summed in memory): one upsert per group. */
+export async function addHourTotals(db: Kysely<DB>, rows: AppEventHourTotalsTable[]): Promise<void> {
+  for (const part of chunks(inKeyOrder(rows, (r) => [r.hour, r.app, r.event_name]))) {
+    await upsertHourTotals(db, part);
   }
 }
 
@@ -143,42 +195,48 @@ export async function addActorSketches(db: Kysely<DB>, workspaceId: string, days
     [r.app, r.object_type, r.object_id, r.day].join('\u0000');
   for (const part of chunks(ordered)) {
     const own = new Map(part.map((d) => [keyText(d), addHashes(emptySketch(), d.hashes)]));
-    const current = await db
-      .insertInto('app_event_actor_sketches')
-      .values(
-        part.map((d) => ({
-          workspace_id: workspaceId,
-          app: d.app,
-          object_type: d.object_type,
-          object_id: d.object_id,
-          day: d.day,
-          sketch: encodeSketch(own.get(keyText(d))!),
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'app', 'object_type', 'object_id', 'day'])
-          .doUpdateSet({ sketch: sql`app_event_actor_sketches.sketch` }),
-      )
-      .returning(['app', 'object_type', 'object_id', 'day', 'sketch'])
-      .execute();
+    const current = await lockSketches(
+      db,
+      part.map((d) => ({
+        workspace_id: workspaceId,
+        ...keyOf(d),
+        sketch: encodeSketch(own.get(keyText(d))!),
+      })),
+    );
     const grown = current.flatMap((row) => {
       const before = Buffer.from(row.sketch);
       const merged = encodeSketch(mergeSketch(decodeSketch(row.sketch), own.get(keyText(row))!));
       return merged.equals(before) ? [] : [{ workspace_id: workspaceId, ...keyOf(row), sketch: merged }];
     });
-    if (!grown.length) continue;
-    await db
-      .insertInto('app_event_actor_sketches')
-      .values(inKeyOrder(grown, (r) => [r.app, r.object_type, r.object_id, r.day]))
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'app', 'object_type', 'object_id', 'day'])
-          .doUpdateSet({ sketch: sql`excluded.sketch` }),
-      )
-      .execute();
+    if (grown.length)
+      await writeSketches(
+        db,
+        inKeyOrder(grown, (r) => [r.app, r.object_type, r.object_id, r.day]),
+      );
   }
 }
+
+const SKETCH_COLUMNS = ['workspace_id', 'app', 'object_type', 'object_id', 'day', 'sketch'] as const;
+const SKETCH_KEY = ['workspace_id', 'app', 'object_type', 'object_id', 'day'] as const;
+
+/** Inserts the batch's own sketches, or locks the existing rows unchanged, and returns what is stored. */
+const lockSketches = reusableRows<
+  AppEventActorSketchesTable,
+  Omit<AppEventActorSketchesTable, 'workspace_id'>
+>(SKETCH_COLUMNS, (db, rows) =>
+  db
+    .insertInto('app_event_actor_sketches')
+    .values(rows)
+    .onConflict((oc) => oc.columns(SKETCH_KEY).doUpdateSet({ sketch: sql`app_event_actor_sketches.sketch` }))
+    .returning(['app', 'object_type', 'object_id', 'day', 'sketch']),
+);
+
+const writeSketches = reusableRows<AppEventActorSketchesTable>(SKETCH_COLUMNS, (db, rows) =>
+  db
+    .insertInto('app_event_actor_sketches')
+    .values(rows)
+    .onConflict((oc) => oc.columns(SKETCH_KEY).doUpdateSet({ sketch: sql`excluded.sketch` })),
+);
 
 const keyOf = (r: { app: string; object_type: string; object_id: string; day: string }) => ({
   app: r.app,
