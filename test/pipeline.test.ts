@@ -46,6 +46,9 @@ const probeBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Attempts of probe_create by name (the collisions input). */
+const collided = new Map<string, number>();
+
 const testModule: ModuleDefinition = {
   name: 'crm',
   recordTypes: [contactRecord],
@@ -83,7 +86,11 @@ const testModule: ModuleDefinition = {
       kind: 'create',
       creates: 'contact',
       dryRun: true,
-      input: Strict({ name: Type.String(), fail_after_write: Type.Optional(Type.Boolean()) }),
+      input: Strict({
+        name: Type.String(),
+        fail_after_write: Type.Optional(Type.Boolean()),
+        collisions: Type.Optional(Type.Integer({ minimum: 1 })),
+      }),
       rest: { method: 'POST', path: '/v1/probes' },
       responseKey: 'contact',
       // A replay answers the whole stored contact: the probe declares the two fields it sets, and no more.
@@ -93,6 +100,12 @@ const testModule: ModuleDefinition = {
         ctx.audit({ targetType: 'contact', targetId: id });
         ctx.emit({ name: 'probe.created', targetType: 'contact', targetId: id, data: { id } });
         if (input.fail_after_write) throw new Error('boom after the write');
+        // The first `collisions` attempts lose to concurrent writes, as a PostgreSQL deadlock would.
+        const attempts = (collided.get(input.name) ?? 0) + 1;
+        collided.set(input.name, attempts);
+        if (attempts <= (input.collisions ?? 0)) {
+          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        }
         return { body: { contact: { id, name: input.name } }, createdId: id };
       },
     }),
@@ -217,6 +230,54 @@ describe('pipeline guarantees', () => {
       .where('request_id', '=', requestId)
       .execute();
     expect(calls[0]).toMatchObject({ http_status: 500, error_code: 'internal_error', billed_units: 0 });
+  });
+
+  it('runs a write again from scratch after a deadlock, keeping only the attempt that committed', async () => {
+    const res = await h.request('POST', '/v1/probes', {
+      token: ws.apiKey,
+      body: { name: 'collided once', collisions: 1, idempotency_key: 'collide-1' },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(collided.get('collided once')).toBe(2);
+    const id = res.body.contact.id;
+    expect((await contacts()).filter((c) => c.name === 'collided once')).toHaveLength(1);
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .select('target_id')
+      .where('request_id', '=', res.body.request_id)
+      .execute();
+    expect(audits).toEqual([{ target_id: id }]);
+    const outbox = await h.db
+      .selectFrom('outbox_events')
+      .select('target_id')
+      .where('request_id', '=', res.body.request_id)
+      .execute();
+    expect(outbox).toEqual([{ target_id: id }]);
+    const replay = await h.request('POST', '/v1/probes', {
+      token: ws.apiKey,
+      body: { name: 'collided once', collisions: 1, idempotency_key: 'collide-1' },
+    });
+    expect(replay.status).toBe(200);
+    expect(replay.body.contact.id).toBe(id);
+  });
+
+  it('answers 503 write_conflict with Retry-After when every attempt collides, storing nothing', async () => {
+    const before = await contacts();
+    const res = await h.request('POST', '/v1/probes', {
+      token: ws.apiKey,
+      body: { name: 'always collides', collisions: 10 },
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body.error).toMatchObject({ code: 'write_conflict', retry_after_seconds: 1 });
+    expect(collided.get('always collides')).toBe(3);
+    expect(await contacts()).toEqual(before);
+    const audits = await h.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('request_id', '=', res.body.error.request_id)
+      .execute();
+    expect(audits).toEqual([]);
   });
 
   it('previews a dry run without writing anything but its usage event', async () => {

@@ -1,4 +1,4 @@
-import { validationFailed } from './errors.ts';
+import { fail, validationFailed } from './errors.ts';
 
 /** True when a database error is a unique-constraint violation (PostgreSQL 23505, SQLite CONSTRAINT_UNIQUE). */
 export function isUniqueViolation(error: unknown): boolean {
@@ -16,5 +16,36 @@ export async function uniquely<T>(write: () => Promise<T>, field: string, messag
   } catch (thrown) {
     if (isUniqueViolation(thrown)) throw validationFailed([{ field, message }]);
     throw thrown;
+  }
+}
+
+/**
+ * True for a failure that says nothing about the call itself, only about its timing against other writes:
+ * PostgreSQL's deadlock_detected (40P01), serialization_failure (40001) and lock_not_available (55P03), and
+ * SQLite still busy after its timeout. The transaction was rolled back whole, so running it again is safe.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return code === '40P01' || code === '40001' || code === '55P03' || code.startsWith('SQLITE_BUSY');
+}
+
+/** Attempts of a write transaction that loses to concurrent writes: the first and two retries. */
+export const CONFLICT_ATTEMPTS = 3;
+
+/**
+ * Runs a transaction again while it fails with a transient conflict, at most CONFLICT_ATTEMPTS times in
+ * all, after a short random pause (so the colliding writers do not meet again); then answers
+ * write_conflict. `attempt` must start from scratch each time: nothing of a failed attempt survives it.
+ */
+export async function retryConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (thrown) {
+      if (!isTransientConflict(thrown)) throw thrown;
+      if (tries >= CONFLICT_ATTEMPTS) throw fail('write_conflict', { retry_after_seconds: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * tries));
+    }
   }
 }

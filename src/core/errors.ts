@@ -168,6 +168,15 @@ export const errorCatalogue = {
       'and is then stopped; on PostgreSQL every other statement of a call, WOS_STATEMENT_TIMEOUT_MS (default ' +
       '5 s). The same call will likely time out again: narrow it (filters, a shorter period, a smaller page) first.',
   },
+  write_conflict: {
+    status: 503,
+    message:
+      'The write collided with concurrent writes and was rolled back; retry after retry_after_seconds.',
+    retryable: true,
+    description:
+      'A deadlock or serialization failure (PostgreSQL), or a database still locked after its busy timeout ' +
+      '(SQLite). The service already retried the call twice; nothing of it was stored. Retry as it is.',
+  },
   upstream_unavailable: {
     status: 503,
     message: 'A service the operator configured (an embeddings endpoint) did not answer usefully.',

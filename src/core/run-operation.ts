@@ -15,6 +15,7 @@ import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billi
 import { type Call, type CallOutcome, MALFORMED_JSON, type PipelineDeps } from './call.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
 import type { Actor, AuditEntry, DomainEvent } from './context.ts';
+import { retryConflicts } from './db-errors.ts';
 import type { OperationResult } from './define-operation.ts';
 import { asServiceError, fail, type ServiceError, validationFailed } from './errors.ts';
 import { claimKey, fingerprint } from './idempotency.ts';
@@ -252,7 +253,14 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
             throw thrown;
           }
         }
-        executed = await deps.database.transaction(execute);
+        // A transaction that lost to concurrent writes (a deadlock, a serialization failure) rolled back
+        // whole: it runs again from scratch, with nothing of the failed attempt's audits or events kept.
+        executed = await retryConflicts(() => {
+          audits.length = 0;
+          events.length = 0;
+          replayed = false;
+          return deps.database.transaction(execute);
+        });
         if (events.length) deps.relay.nudge();
       }
     } catch (thrown) {
