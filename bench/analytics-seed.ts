@@ -10,7 +10,7 @@ import {
   emptySketch,
   encodeSketch,
 } from '../src/modules/product-analytics/actor-sketch.ts';
-import type { AppEventsTable } from '../src/modules/product-analytics/analytics-tables.ts';
+import { APP_EVENT_COLUMNS, type AppEventsTable } from '../src/modules/product-analytics/analytics-tables.ts';
 import {
   ACTOR_COLUMNS,
   entry,
@@ -93,30 +93,7 @@ const ACTOR_SKETCHES: Table = staged(
   },
   'day, app, object_type, object_id',
 );
-/** In the order of AppEventsTable. */
-export const EVENT_COLUMNS = [
-  'workspace_id',
-  'id',
-  'event_id',
-  'app',
-  'event_name',
-  'object_type',
-  'object_id',
-  'properties',
-  'user_id',
-  'anonymous_id',
-  'session_id',
-  'page_url',
-  'referrer',
-  'locale',
-  'timezone',
-  'user_agent',
-  'source_type',
-  'source_id',
-  'warnings',
-  'occurred_at',
-  'received_at',
-] as const satisfies readonly (keyof AppEventsTable)[];
+export const EVENT_COLUMNS = APP_EVENT_COLUMNS;
 export const EVENTS: Table = { name: 'app_events', columns: EVENT_COLUMNS };
 
 export const insertSql = (table: Table, rows: number, param: (i: number) => string) => {

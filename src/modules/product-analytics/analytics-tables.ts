@@ -32,6 +32,31 @@ export interface AppEventsTable {
   received_at: string;
 }
 
+/** app_events' columns, in the order of AppEventsTable (the ingest insert and the bench's seed use them). */
+export const APP_EVENT_COLUMNS = [
+  'workspace_id',
+  'id',
+  'event_id',
+  'app',
+  'event_name',
+  'object_type',
+  'object_id',
+  'properties',
+  'user_id',
+  'anonymous_id',
+  'session_id',
+  'page_url',
+  'referrer',
+  'locale',
+  'timezone',
+  'user_agent',
+  'source_type',
+  'source_id',
+  'warnings',
+  'occurred_at',
+  'received_at',
+] as const satisfies readonly (keyof AppEventsTable)[];
+
 /** event_id seen per workspace: the dedupe ledger, kept as long as raw events. */
 export interface AppEventIdsTable {
   workspace_id: string;

@@ -5,14 +5,15 @@ import { type Kysely, sql } from 'kysely';
 import { reusableRows } from '../../db/reusable-query.ts';
 import type { DB } from '../../db/tables.ts';
 import { addHashes, decodeSketch, emptySketch, encodeSketch, mergeSketch } from './actor-sketch.ts';
-import type {
-  AppEventActorSketchesTable,
-  AppEventDayRollupsTable,
-  AppEventHourTotalsTable,
-  AppEventIdsTable,
-  AppEventRollupsTable,
-  AppEventsTable,
-  ValidationMode,
+import {
+  APP_EVENT_COLUMNS,
+  type AppEventActorSketchesTable,
+  type AppEventDayRollupsTable,
+  type AppEventHourTotalsTable,
+  type AppEventIdsTable,
+  type AppEventRollupsTable,
+  type AppEventsTable,
+  type ValidationMode,
 } from './analytics-tables.ts';
 
 // Rows per statement: 22 columns x 500 stays under SQLite's and PostgreSQL's bound-parameter limits.
@@ -70,31 +71,7 @@ const claimIds = reusableRows<AppEventIdsTable, { event_id: string }>(
       .returning('event_id'),
 );
 
-const EVENT_COLUMNS = [
-  'workspace_id',
-  'id',
-  'event_id',
-  'app',
-  'event_name',
-  'object_type',
-  'object_id',
-  'properties',
-  'user_id',
-  'anonymous_id',
-  'session_id',
-  'page_url',
-  'referrer',
-  'locale',
-  'timezone',
-  'user_agent',
-  'source_type',
-  'source_id',
-  'warnings',
-  'occurred_at',
-  'received_at',
-] as const satisfies readonly (keyof AppEventsTable)[];
-
-const insertEvents = reusableRows<AppEventsTable>(EVENT_COLUMNS, (db, rows) =>
+const insertEvents = reusableRows<AppEventsTable>(APP_EVENT_COLUMNS, (db, rows) =>
   db.insertInto('app_events').values(rows),
 );
 
