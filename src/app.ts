@@ -100,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       consumers: registry.eventConsumers,
       clock,
       logger,
+      giveUpAfterMs: config.outboxGiveUpMinutes * 60_000,
       observeDelay: outboxMetrics(metrics.registry, database.db, clock),
     }),
   };

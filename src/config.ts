@@ -60,6 +60,11 @@ export interface Config {
   /** How long a heavy read waits for its workspace's slot, in ms (WOS_HEAVY_READ_WAIT_MS, default 2 s). */
   heavyReadWaitMs: number;
   /**
+   * How long an event consumer may keep failing on one event before the relay gives it up for that
+   * consumer, in minutes (WOS_OUTBOX_GIVE_UP_MINUTES, default 60; at least 1).
+   */
+  outboxGiveUpMinutes: number;
+  /**
    * PostgreSQL: statement_timeout of the main pool's sessions, in ms (WOS_STATEMENT_TIMEOUT_MS, default 5 s;
    * 0: none). Bounds every API read and write; migrations and the CLI run without it.
    */
@@ -207,6 +212,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       integer(env.WOS_HEAVY_READS_PER_WORKSPACE, 2, 'WOS_HEAVY_READS_PER_WORKSPACE'),
     ),
     heavyReadWaitMs: integer(env.WOS_HEAVY_READ_WAIT_MS, 2000, 'WOS_HEAVY_READ_WAIT_MS'),
+    outboxGiveUpMinutes: Math.max(
+      1,
+      integer(env.WOS_OUTBOX_GIVE_UP_MINUTES, 60, 'WOS_OUTBOX_GIVE_UP_MINUTES'),
+    ),
     statementTimeoutMs: integer(env.WOS_STATEMENT_TIMEOUT_MS, 5000, 'WOS_STATEMENT_TIMEOUT_MS'),
     validateResponses: ['on', 'true', '1', 'yes'].includes(
       (env.WOS_VALIDATE_RESPONSES ?? 'off').toLowerCase(),

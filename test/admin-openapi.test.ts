@@ -30,6 +30,8 @@ const ROUTES = [
   'POST /admin/v1/workspaces/{workspace_id}/notes/{note_id}/restore',
   'POST /admin/v1/workspaces/{workspace_id}/vector-collections/{collection_key}/restore',
   'GET /admin/v1/requests/{request_id}',
+  'GET /admin/v1/outbox-failures',
+  'DELETE /admin/v1/outbox-failures/{failure_id}',
 ];
 
 /** Asserts a real response against the schema the document declares for its path, method and status. */
@@ -121,6 +123,9 @@ describe('/admin/openapi.json', () => {
     );
     expect(credential.status).toBe(201);
     await check('GET', '/workspaces/{workspace_id}/credentials', `/workspaces/${id}/credentials`);
+    await check('GET', '/outbox-failures', '/outbox-failures');
+    const unknown = await check('DELETE', '/outbox-failures/{failure_id}', '/outbox-failures/ofl_unknown');
+    expect(unknown.status).toBe(404);
 
     const token = credential.body.token;
     const contact = await h.request('POST', '/v1/contacts', { token, body: { name: 'Ada Lovelace' } });

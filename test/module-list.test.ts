@@ -36,6 +36,7 @@ const RELEASED = [
   '0025-data-agents-versions',
   '0026-bi-indexes',
   '0027-bi-call-event-days',
+  '0028-outbox-failures',
 ];
 
 const noop = { up: async () => {} };

@@ -152,6 +152,71 @@ describe('outbox relay', () => {
     expect(await h.db.selectFrom('outbox_consumptions').selectAll().execute()).toEqual([]);
   });
 
+  it('gives an event up for a consumer that keeps failing on it, so the workspace flows again, and shows it to the operator', async () => {
+    reset();
+    await h.relay();
+    const before = (await eventsOf(ws.id)).length;
+    for (const name of ['g1', 'g2', 'g3']) await createContact(ws.apiKey, name);
+    const mine = (await eventsOf(ws.id)).slice(before).map((e) => e.id);
+    failOn.add(mine[0]!);
+    failOn.add(mine[1]!);
+
+    await h.relay();
+    await h.relay();
+    const failing = await h.admin('GET', '/outbox-failures');
+    expect(failing.status, failing.text).toBe(200);
+    const rows = failing.body.outbox_failures.filter((f: any) => f.workspace_id === ws.id);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        consumer: 'flaky',
+        event_id: mine[0],
+        event_name: 'contact.created',
+        state: 'failing',
+        attempts: 2,
+        last_error: `flaky fails on ${mine[0]}`,
+        gave_up_at: null,
+      }),
+    ]);
+    expect((await h.request('GET', '/metrics')).text).toMatch(/^wos_outbox_failures\{state="failing"\} 1$/m);
+    // The relay still retries it: not the operator's to dismiss yet.
+    expect((await h.admin('DELETE', `/outbox-failures/${rows[0].id}`)).status).toBe(409);
+
+    // The first event fails for the whole give-up time; the second then fails once and waits its turn.
+    h.clock.advance(60 * 60_000);
+    await h.relay();
+    let states = (await h.admin('GET', '/outbox-failures')).body.outbox_failures.filter(
+      (f: any) => f.workspace_id === ws.id,
+    );
+    expect(states.map((f: any) => [f.event_id, f.state, f.attempts])).toEqual([
+      [mine[0], 'given_up', 3],
+      [mine[1], 'failing', 1],
+    ]);
+    // The second succeeds on its next attempt: its failure is forgotten and the third follows it.
+    failOn.delete(mine[1]!);
+    await h.relay();
+    expect((await effects('flaky', ws.id)).slice(-2)).toEqual(mine.slice(1));
+    expect((await effects('everything', ws.id)).slice(-3)).toEqual(mine);
+    expect(
+      await h.db.selectFrom('outbox_events').select('id').where('published_at', 'is', null).execute(),
+    ).toEqual([]);
+    states = (await h.admin('GET', '/outbox-failures')).body.outbox_failures.filter(
+      (f: any) => f.workspace_id === ws.id,
+    );
+    expect(states.map((f: any) => [f.event_id, f.state])).toEqual([[mine[0], 'given_up']]);
+    expect((await h.request('GET', '/metrics')).text).toMatch(/^wos_outbox_failures\{state="given_up"\} 1$/m);
+
+    const dismissed = await h.admin('DELETE', `/outbox-failures/${states[0].id}`);
+    expect(dismissed.status, dismissed.text).toBe(200);
+    expect(dismissed.body).toMatchObject({ dismissed: true, failure_id: states[0].id });
+    expect((await h.admin('DELETE', `/outbox-failures/${states[0].id}`)).status).toBe(404);
+    expect(await h.db.selectFrom('outbox_failures').selectAll().execute()).toEqual([]);
+    // Given up means never handed to that consumer again.
+    failOn.clear();
+    handed.flaky!.length = 0;
+    await h.relay();
+    expect(handed.flaky).toEqual([]);
+  });
+
   it('reports the age of the oldest unrelayed event in /metrics', async () => {
     await createContact(ws.apiKey, 'lagging');
     h.clock.advance(4000);

@@ -5,6 +5,7 @@ import type { DB } from '../db/tables.ts';
 import type { Clock } from './clock.ts';
 
 /**
+ * wos_outbox_failures: events consumers failed on, failing or given up (outbox-failures.ts).
  * wos_outbox_lag_seconds: the age of the oldest event not yet handed to every consumer (0 when none), read
  * from the database at each scrape, so it counts every node's backlog; and the histogram of the time from
  * an event's occurrence to its publication by this node's relay.
@@ -28,6 +29,28 @@ export function outboxMetrics(
         .executeTakeFirst()
         .catch(() => undefined);
       this.set(oldest ? Math.max(0, clock.now().getTime() - Date.parse(oldest.occurred_at)) / 1000 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'wos_outbox_failures',
+    help:
+      'Events an event consumer failed on: state="failing" (retried every relay pass), state="given_up" ' +
+      '(given up after WOS_OUTBOX_GIVE_UP_MINUTES; listed at /admin/v1/outbox-failures until dismissed)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const rows = await db
+        .selectFrom('outbox_failures')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('all'),
+          eb.fn.count<number>('gave_up_at').as('given_up'),
+        ])
+        .executeTakeFirst()
+        .catch(() => undefined);
+      const all = Number(rows?.all ?? 0);
+      const givenUp = Number(rows?.given_up ?? 0);
+      this.set({ state: 'failing' }, all - givenUp);
+      this.set({ state: 'given_up' }, givenUp);
     },
   });
   const delay = new client.Histogram({

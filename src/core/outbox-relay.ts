@@ -9,9 +9,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
-import type { DB, OutboxConsumptionsTable, OutboxEventsTable } from '../db/tables.ts';
+import type { DB, OutboxConsumptionsTable, OutboxEventsTable, OutboxFailuresTable } from '../db/tables.ts';
 import type { Clock } from './clock.ts';
 import type { EventConsumer } from './module.ts';
+import { clearFailures, failureKey, failuresOf, recordFailure } from './outbox-failures.ts';
 
 const BATCH = 200;
 /** A pass stops after this many batches (the next tick or nudge goes on), so it never runs unbounded. */
@@ -22,6 +23,8 @@ export interface RelayDeps {
   consumers: readonly EventConsumer[];
   clock: Clock;
   logger: Logger;
+  /** A consumer failing on one event for this long gives it up (WOS_OUTBOX_GIVE_UP_MINUTES). */
+  giveUpAfterMs: number;
   /** Called with the seconds from each event's occurrence to its publication (the relay histogram). */
   observeDelay?: (seconds: number) => void;
 }
@@ -116,7 +119,8 @@ async function relayBatch(
     .where('workspace_id', 'in', [...byWorkspace.keys()])
     .where('event_id', 'in', ids)
     .execute();
-  const done = new Set(earlier.map((row) => `${row.consumer} ${row.event_id}`));
+  const done = new Set(earlier.map((row) => failureKey(row.consumer, row.event_id)));
+  const failures = await failuresOf(trx, [...byWorkspace.keys()], ids, { system: true });
 
   const now = deps.clock.now().toISOString();
   const publish: OutboxEventsTable[] = [];
@@ -126,8 +130,8 @@ async function relayBatch(
     const handled: OutboxConsumptionsTable[] = [];
     for (const consumer of deps.consumers) {
       const wanted = await wantedEvents(trx, deps, consumer, workspaceId, events);
-      const todo = (wanted ?? events).filter((event) => !done.has(`${consumer.name} ${event.id}`));
-      const count = wanted ? await handOn(trx, deps, consumer, workspaceId, todo) : 0;
+      const todo = (wanted ?? events).filter((event) => !done.has(failureKey(consumer.name, event.id)));
+      const count = wanted ? await handOn(trx, deps, consumer, workspaceId, todo, { failures, now }) : 0;
       for (const event of todo.slice(0, count)) {
         handled.push({
           workspace_id: workspaceId,
@@ -224,7 +228,9 @@ async function wantedEvents(
 
 /**
  * Hands the events to the consumer, each attempt in a savepoint: all at once, else one at a time up to the
- * first that fails (the ones after it wait, to keep the order). Returns how many it handled.
+ * first that fails (the ones after it wait, to keep the order). A failure is counted (outbox-failures.ts);
+ * an event the consumer has failed on for giveUpAfterMs is given up and counts as handled, so one bad event
+ * cannot hold the workspace's later events forever. Returns how many it handled.
  */
 async function handOn(
   trx: Kysely<DB>,
@@ -232,18 +238,47 @@ async function handOn(
   consumer: EventConsumer,
   workspaceId: string,
   events: OutboxEventsTable[],
+  attempt: { failures: Map<string, OutboxFailuresTable>; now: string },
 ): Promise<number> {
   if (events.length === 0) return 0;
-  if (await inSavepoint(trx, () => consumer.consume(trx, workspaceId, events, deps.clock)))
+  const failed = (event: OutboxEventsTable) => attempt.failures.get(failureKey(consumer.name, event.id));
+  const settled = (handled: OutboxEventsTable[]) =>
+    clearFailures(
+      trx,
+      handled.flatMap((event) => failed(event) ?? []),
+    );
+  if (await inSavepoint(trx, () => consumer.consume(trx, workspaceId, events, deps.clock))) {
+    await settled(events);
     return events.length;
+  }
   for (const [index, event] of events.entries()) {
     try {
       await inSavepoint(trx, () => consumer.consume(trx, workspaceId, [event], deps.clock), true);
+      await settled([event]);
     } catch (err) {
-      deps.logger.error(
-        { err, consumer: consumer.name, workspace_id: workspaceId, event_id: event.id, event: event.name },
-        'event consumer failed; the event is relayed again on the next pass',
-      );
+      const failure = await recordFailure(trx, failed(event), {
+        consumer: consumer.name,
+        event,
+        error: err,
+        now: attempt.now,
+        giveUpAfterMs: deps.giveUpAfterMs,
+      });
+      const context = {
+        err,
+        consumer: consumer.name,
+        workspace_id: workspaceId,
+        event_id: event.id,
+        event: event.name,
+        attempts: failure.attempts,
+      };
+      if (failure.gave_up_at) {
+        deps.logger.error(
+          context,
+          'event consumer gave the event up after failing on it; see /admin/v1/outbox-failures',
+        );
+        continue;
+      }
+      deps.logger.error(context, 'event consumer failed; the event is relayed again on the next pass');
       return index;
     }
   }

@@ -97,6 +97,20 @@ export interface OutboxConsumptionsTable {
   consumed_at: string;
 }
 
+/** An event a consumer failed on, until it succeeds, or given up (src/core/outbox-relay.ts). */
+export interface OutboxFailuresTable {
+  id: string;
+  workspace_id: string;
+  consumer: string;
+  event_id: string;
+  event_name: string;
+  attempts: number;
+  first_failed_at: string;
+  last_failed_at: string;
+  last_error: string;
+  gave_up_at: string | null;
+}
+
 /** Long-running work (src/core/runs.ts): written with its job, moved through its states by the job. */
 export interface RunsTable {
   workspace_id: string;
@@ -171,6 +185,7 @@ export interface PlatformTables {
   audit_events: AuditEventsTable;
   outbox_events: OutboxEventsTable;
   outbox_consumptions: OutboxConsumptionsTable;
+  outbox_failures: OutboxFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
   runs: RunsTable;
   billing_usage: BillingUsageTable;

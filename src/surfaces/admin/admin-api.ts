@@ -15,6 +15,7 @@ import {
   updateWorkspace,
   type WorkspacePatch,
 } from '../../admin/workspace-admin.ts';
+import { dismissFailure, listFailures } from '../../core/outbox-failures.ts';
 import { RecordId, Shape } from '../../core/resource-schema.ts';
 import { requestId } from '../../core/response-schema.ts';
 import { NoteSchema } from '../../modules/crm/crm-schemas.ts';
@@ -26,6 +27,7 @@ import {
   createCredentialBody,
   createWorkspaceBody,
   OperatorRequestRecordSchema,
+  OutboxFailureSchema,
   updateWorkspaceBody,
   WorkspaceSchema,
 } from './admin-schemas.ts';
@@ -46,7 +48,7 @@ export interface AdminRoute {
   /** Below /admin/v1, OpenAPI-style: /workspaces/{workspace_id}. */
   path: string;
   /** Its group in the reference. */
-  tag: 'workspaces' | 'credentials' | 'requests';
+  tag: 'workspaces' | 'credentials' | 'requests' | 'outbox';
   summary: string;
   description: string;
   /** The JSON body, validated strictly before the handler runs. */
@@ -220,6 +222,38 @@ export const adminRoutes: AdminRoute[] = [
     handler: async ({ operator, params, flushUsage }) => {
       await flushUsage();
       return { request: await lookupRequest(operator.db, params.request_id!) };
+    },
+  },
+  {
+    name: 'list_outbox_failures',
+    method: 'GET',
+    path: '/outbox-failures',
+    tag: 'outbox',
+    summary: 'List outbox failures',
+    description:
+      'Events an event consumer (webhook deliveries, notification rules) failed on, in every workspace, oldest ' +
+      'first (at most 500): the ones the relay still retries, and the ones it gave up after ' +
+      "WOS_OUTBOX_GIVE_UP_MINUTES so that the workspace's later events could flow.",
+    response: Shape({ outbox_failures: Type.Array(OutboxFailureSchema) }),
+    status: 200,
+    handler: async ({ operator }) => ({
+      outbox_failures: await listFailures(operator.db, undefined, { system: true }),
+    }),
+  },
+  {
+    name: 'dismiss_outbox_failure',
+    method: 'DELETE',
+    path: '/outbox-failures/{failure_id}',
+    tag: 'outbox',
+    summary: 'Dismiss a given-up outbox failure',
+    description:
+      'Removes a given-up failure once dealt with; the event is not handed to the consumer again. A failure ' +
+      'the relay still retries answers 409 conflict.',
+    response: Shape({ dismissed: Type.Literal(true), failure_id: RecordId('ofl') }),
+    status: 200,
+    handler: async ({ operator, params }) => {
+      await dismissFailure(operator.db, params.failure_id!, { system: true });
+      return { dismissed: true, failure_id: params.failure_id! };
     },
   },
 ];

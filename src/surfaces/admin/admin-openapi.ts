@@ -84,7 +84,8 @@ export function buildAdminOpenApi(config: Config) {
       title: 'Workspace Operations Service: operator API',
       version: '1.0.0',
       description:
-        'Installation-wide administration (workspaces, credentials, request lookups) with the operator token. ' +
+        'Installation-wide administration (workspaces, credentials, request lookups, outbox failures) with the ' +
+        'operator token. ' +
         'The workspace API is described at /openapi.json.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
@@ -96,6 +97,7 @@ export function buildAdminOpenApi(config: Config) {
       },
       { name: 'credentials', description: 'API keys and MCP tokens of a workspace.' },
       { name: 'requests', description: 'What was recorded for a request ID.' },
+      { name: 'outbox', description: 'Events an event consumer failed on, retried or given up.' },
     ],
     paths,
     components: {

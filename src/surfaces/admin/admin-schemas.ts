@@ -7,6 +7,7 @@ import {
   Enum,
   exampleId,
   Nullable,
+  NullableTimestamp,
   RecordId,
   Resource,
   Shape,
@@ -106,3 +107,25 @@ export const OperatorRequestRecordSchema = Resource(
 );
 
 export const workspaceIdParam = Type.String({ minLength: 1, examples: [exampleId('ws')] });
+
+export const OutboxFailureSchema = Resource(
+  'OutboxFailure',
+  {
+    id: RecordId('ofl'),
+    workspace_id: RecordId('ws'),
+    consumer: Type.String({ description: 'The event consumer.', examples: ['webhook-deliveries'] }),
+    event_id: Type.String({ description: 'The outbox event.', examples: [exampleId('evt')] }),
+    event_name: Type.String({ examples: ['contact.created'] }),
+    state: Enum(['failing', 'given_up'] as const, {
+      description:
+        'failing: the relay hands the event to the consumer again on every pass. given_up: the consumer ' +
+        'failed on it for WOS_OUTBOX_GIVE_UP_MINUTES and will not get it again.',
+    }),
+    attempts: Type.Integer({ minimum: 1 }),
+    first_failed_at: Timestamp(),
+    last_failed_at: Timestamp(),
+    last_error: Type.String({ description: "The last attempt's error message (at most 500 characters)." }),
+    gave_up_at: NullableTimestamp('When the relay gave the event up for this consumer.'),
+  },
+  { description: 'An event an event consumer failed on.' },
+);
