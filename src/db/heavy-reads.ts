@@ -20,6 +20,17 @@ import type { DB } from './tables.ts';
 // functions are unchanged, only where their queries run differs. It never writes and never opens a
 // transaction: the call's own writes (its call event) stay on the main database.
 
+/** Every heavy-read Kysely instance: readSnapshot (read-snapshot.ts) runs their reads as they are. */
+const heavyReaders = new WeakSet<Kysely<DB>>();
+
+export const isHeavyReader = (db: Kysely<DB>): boolean => heavyReaders.has(db);
+
+function heavyKysely(dialect: Dialect): Kysely<DB> {
+  const db = new Kysely<DB>({ dialect });
+  heavyReaders.add(db);
+  return db;
+}
+
 function noTransactions(): Promise<never> {
   return Promise.reject(new Error('Heavy reads run outside transactions'));
 }
@@ -64,9 +75,9 @@ export function sqliteHeavyReads(
 ): { heavy: Kysely<DB>; until: (signal: AbortSignal) => Kysely<DB> } {
   const pool = createReadPool({ file, size: config.heavyReadPoolSize, timeoutMs: config.heavyReadTimeoutMs });
   return {
-    heavy: new Kysely<DB>({ dialect: readPoolDialect(pool) }),
+    heavy: heavyKysely(readPoolDialect(pool)),
     // Destroying it would close the shared pool: the heavy instance owns the pool's lifetime.
-    until: (signal) => new Kysely<DB>({ dialect: readPoolDialect(pool, signal) }),
+    until: (signal) => heavyKysely(readPoolDialect(pool, signal)),
   };
 }
 
@@ -131,12 +142,10 @@ export function postgresHeavyReads(config: Config): Kysely<DB> {
     options: settings.join(' '),
   });
   const postgres = new PostgresDialect({ pool });
-  return new Kysely<DB>({
-    dialect: {
-      createAdapter: () => postgres.createAdapter(),
-      createDriver: () => withTimeoutErrors(postgres.createDriver(), config.heavyReadTimeoutMs),
-      createQueryCompiler: () => postgres.createQueryCompiler(),
-      createIntrospector: (db) => postgres.createIntrospector(db),
-    },
+  return heavyKysely({
+    createAdapter: () => postgres.createAdapter(),
+    createDriver: () => withTimeoutErrors(postgres.createDriver(), config.heavyReadTimeoutMs),
+    createQueryCompiler: () => postgres.createQueryCompiler(),
+    createIntrospector: (db) => postgres.createIntrospector(db),
   });
 }

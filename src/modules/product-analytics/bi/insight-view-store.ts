@@ -2,6 +2,7 @@
 // lookups (dashboards still read them: a tile shows its view archived).
 import type { Kysely } from 'kysely';
 import { fetchPage, type PageRequest } from '../../../core/pagination.ts';
+import { readSnapshot } from '../../../db/read-snapshot.ts';
 import type { DB } from '../../../db/tables.ts';
 import type { InsightSource } from './bi-object-schemas.ts';
 import type { BiInsightViewsTable, InsightSourceType } from './bi-object-tables.ts';
@@ -39,13 +40,24 @@ export async function findInsightView(
   workspaceId: string,
   id: string,
 ): Promise<InsightViewRow | undefined> {
-  const row = await db
+  return readSnapshot(db, async (db) => {
+    const row = await findInsightViewRow(db, workspaceId, id);
+    return row ? { ...row, state: await refreshState(db, workspaceId, 'insight_view', row) } : undefined;
+  });
+}
+
+/** The row alone, in one statement: what a heavy read looks up (heavy connections open no transactions). */
+export function findInsightViewRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+): Promise<BiInsightViewsTable | undefined> {
+  return db
     .selectFrom('bi_insight_views')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return row ? { ...row, state: await refreshState(db, workspaceId, 'insight_view', row) } : undefined;
 }
 
 export async function insertInsightView(db: Kysely<DB>, row: BiInsightViewsTable): Promise<void> {
@@ -72,14 +84,16 @@ export async function listInsightViews(
   filters: { source_type?: InsightSourceType },
   page: PageRequest,
 ) {
-  let query = db
-    .selectFrom('bi_insight_views')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('archived_at', 'is', null);
-  if (filters.source_type) query = query.where('source_type', '=', filters.source_type);
-  const result = await fetchPage(query, page);
-  const states = await refreshStates(db, workspaceId, 'insight_view', result.items);
+  const { result, states } = await readSnapshot(db, async (db) => {
+    let query = db
+      .selectFrom('bi_insight_views')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('archived_at', 'is', null);
+    if (filters.source_type) query = query.where('source_type', '=', filters.source_type);
+    const result = await fetchPage(query, page);
+    return { result, states: await refreshStates(db, workspaceId, 'insight_view', result.items) };
+  });
   return {
     ...result,
     items: result.items.map((r) => toInsightView({ ...r, state: states.get(r.id)! })),

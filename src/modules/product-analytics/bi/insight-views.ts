@@ -25,6 +25,7 @@ import { checkView, readView, type ViewDefinition } from './insight-view-source.
 import {
   definitionOfView,
   findInsightView,
+  findInsightViewRow,
   type InsightViewRow,
   insertInsightView,
   listInsightViews,
@@ -269,7 +270,7 @@ export const refreshInsightView = defineOperation({
   responseKey: 'insight_view',
   response: Type.Object({ insight_view: InsightViewSchema, run: BiRunSchema }),
   heavyRead: async (ctx, input) => {
-    const row = await findInsightView(ctx.db, ctx.workspaceId, input.view_id);
+    const row = await findInsightViewRow(ctx.db, ctx.workspaceId, input.view_id);
     if (!row || row.archived_at) throw notFound('insight view');
     const env = { dialect: ctx.dialect, now: ctx.now, author: row.created_by };
     return readForRefresh(() => readView(ctx.db, ctx.workspaceId, definitionOfView(row), env));

@@ -2,6 +2,7 @@
 // and lookups, but dashboards still read them (a tile shows its target archived).
 import type { Kysely } from 'kysely';
 import { fetchPage, type PageRequest } from '../../../core/pagination.ts';
+import { readSnapshot } from '../../../db/read-snapshot.ts';
 import type { DB } from '../../../db/tables.ts';
 import type { BiReportsTable } from './bi-object-tables.ts';
 import type { QueryDefinition } from './query-definition.ts';
@@ -32,13 +33,24 @@ export async function findReport(
   workspaceId: string,
   id: string,
 ): Promise<ReportRow | undefined> {
-  const row = await db
+  return readSnapshot(db, async (db) => {
+    const row = await findReportRow(db, workspaceId, id);
+    return row ? { ...row, state: await refreshState(db, workspaceId, 'report', row) } : undefined;
+  });
+}
+
+/** The row alone, in one statement: what a heavy read looks up (heavy connections open no transactions). */
+export function findReportRow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  id: string,
+): Promise<BiReportsTable | undefined> {
+  return db
     .selectFrom('bi_reports')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return row ? { ...row, state: await refreshState(db, workspaceId, 'report', row) } : undefined;
 }
 
 export async function insertReport(db: Kysely<DB>, row: BiReportsTable): Promise<void> {
@@ -65,13 +77,15 @@ export async function listReports(
   filters: { dataset_key?: string },
   page: PageRequest,
 ) {
-  let query = db
-    .selectFrom('bi_reports')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('archived_at', 'is', null);
-  if (filters.dataset_key) query = query.where('dataset_key', '=', filters.dataset_key);
-  const result = await fetchPage(query, page);
-  const states = await refreshStates(db, workspaceId, 'report', result.items);
+  const { result, states } = await readSnapshot(db, async (db) => {
+    let query = db
+      .selectFrom('bi_reports')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('archived_at', 'is', null);
+    if (filters.dataset_key) query = query.where('dataset_key', '=', filters.dataset_key);
+    const result = await fetchPage(query, page);
+    return { result, states: await refreshStates(db, workspaceId, 'report', result.items) };
+  });
   return { ...result, items: result.items.map((r) => toBiReport({ ...r, state: states.get(r.id)! })) };
 }

@@ -16,7 +16,14 @@ import { BiRunSchema } from './bi-schemas.ts';
 import { readForRefresh, recordManualRefresh, underField } from './object-refresh.ts';
 import { DatasetKey, QueryDefinitionSchema } from './query-definition.ts';
 import { refreshReportRead, reportRefreshed } from './report-refresh.ts';
-import { findReport, insertReport, listReports, toBiReport, updateReportRow } from './report-store.ts';
+import {
+  findReport,
+  findReportRow,
+  insertReport,
+  listReports,
+  toBiReport,
+  updateReportRow,
+} from './report-store.ts';
 import { prepareQuery } from './run-query.ts';
 
 export const REPORT = 'bi_report';
@@ -131,7 +138,7 @@ export const refreshBiReport = defineOperation({
   responseKey: 'report',
   response: Type.Object({ report: BiReportSchema, run: BiRunSchema }),
   heavyRead: async (ctx, input) => {
-    const row = await findReport(ctx.db, ctx.workspaceId, input.bi_report_id);
+    const row = await findReportRow(ctx.db, ctx.workspaceId, input.bi_report_id);
     if (!row || row.archived_at) throw notFound('report');
     return readForRefresh(() => refreshReportRead(ctx.db, ctx.workspaceId, row, ctx));
   },
