@@ -80,12 +80,14 @@ function indexedMatch(
 export interface TextSearch {
   table: SearchableTable;
   workspaceId: string;
-  text: string;
+  /** The list's query filter; none (or empty): the plain keyset page. */
+  text: string | undefined;
 }
 
 /**
  * One page of `query` (a list of `search.table` with its other filters, not yet ordered or paged) narrowed
- * to the rows matching `search.text`, in the keyset `order` (default: newest first by ID).
+ * to the rows matching `search.text`, in the keyset `order` (default: newest first by ID); without a text,
+ * the plain keyset page in the same order, so every list store makes one call whether it searches or not.
  */
 export async function fetchSearchPage<R extends Record<string, unknown>>(
   db: Kysely<any>,
@@ -95,6 +97,7 @@ export async function fetchSearchPage<R extends Record<string, unknown>>(
   order: KeysetColumn[] = ID_ORDER,
 ): Promise<Page<R>> {
   const { table, workspaceId, text } = search;
+  if (!text) return fetchKeysetPage(query, request, order);
   const scan = matchesText(SEARCHABLE[table], text);
   if (!isIndexedTerm(text)) return fetchKeysetPage(query.where(scan), request, order);
   if (!isPostgres(db) && (await countFtsMatches(db, table, text, PROBE_CAP)) < PROBE_CAP) {

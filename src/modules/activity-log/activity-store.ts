@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import type { DB } from '../../db/tables.ts';
 import type { Activity } from './activity-schemas.ts';
@@ -33,8 +33,10 @@ export async function searchActivities(
 ) {
   let query = db.selectFrom('activities').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.type) query = query.where('type', '=', filters.type);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'activities', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'activities',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toActivity) };
 }

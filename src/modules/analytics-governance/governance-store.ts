@@ -142,9 +142,11 @@ export async function listEventDefinitions(
   let query = db.selectFrom('analytics_events').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.app) query = query.where('app', '=', filters.app);
   if (filters.status) query = query.where('status', '=', filters.status as AnalyticsEventsTable['status']);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'analytics_events', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'analytics_events',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toEventDefinition) };
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import type { Dialect } from '../../db/database.ts';
 import { insertRows, updateRow } from '../../db/find-row.ts';
@@ -124,9 +124,11 @@ export async function searchAssets(
     query = query.where('related_resource_type', '=', filters.related_resource_type);
   if (filters.related_resource_id)
     query = query.where('related_resource_id', '=', filters.related_resource_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'assets', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'assets',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toAsset) };
 }
 

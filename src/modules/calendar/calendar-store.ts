@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, matchesText, type PageRequest } from '../../core/pagination.ts';
+import { matchesText, type PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -142,9 +142,11 @@ export async function listCalendars(
 ) {
   let query = db.selectFrom('calendars').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.owner_id) query = query.where('owner_id', '=', filters.owner_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'calendars', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'calendars',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toCalendar) };
 }
 
@@ -220,12 +222,15 @@ export async function listEvents(
   filters: EventFilters,
   page: PageRequest,
 ) {
-  const result = filters.query
-    ? await fetchSearchPage(db, eventQuery(db, workspaceId, { ...filters, query: undefined }), page, {
-        table: 'calendar_events',
-        workspaceId,
-        text: filters.query,
-      })
-    : await fetchPage(eventQuery(db, workspaceId, filters), page);
+  const result = await fetchSearchPage(
+    db,
+    eventQuery(db, workspaceId, { ...filters, query: undefined }),
+    page,
+    {
+      table: 'calendar_events',
+      workspaceId,
+      text: filters.query,
+    },
+  );
   return { ...result, items: result.items.map(toCalendarEvent) };
 }

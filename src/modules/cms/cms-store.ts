@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -197,9 +197,11 @@ export async function listSites(
   page: PageRequest,
 ) {
   const query = db.selectFrom('cms_sites').selectAll().where('workspace_id', '=', workspaceId);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'cms_sites', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'cms_sites',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toSite) };
 }
 
@@ -211,9 +213,11 @@ export async function listCollections(
 ) {
   let query = db.selectFrom('cms_collections').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.site_id) query = query.where('site_id', '=', filters.site_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'cms_collections', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'cms_collections',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toCollection) };
 }
 
@@ -227,9 +231,11 @@ export async function searchEntries(
   if (filters.site_id) query = query.where('site_id', '=', filters.site_id);
   if (filters.collection_id) query = query.where('collection_id', '=', filters.collection_id);
   if (filters.status) query = query.where('status', '=', filters.status);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'cms_entries', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'cms_entries',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toEntry) };
 }
 
@@ -242,13 +248,11 @@ export async function listCampaigns(
   let query = db.selectFrom('marketing_campaigns').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.channel) query = query.where('channel', '=', filters.channel);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, {
-        table: 'marketing_campaigns',
-        workspaceId,
-        text: filters.query,
-      })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'marketing_campaigns',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toCampaign) };
 }
 
@@ -269,8 +273,10 @@ export async function listPosts(
   if (filters.channel) query = query.where('channel', '=', filters.channel);
   if (filters.campaign_id) query = query.where('campaign_id', '=', filters.campaign_id);
   if (filters.cms_entry_id) query = query.where('cms_entry_id', '=', filters.cms_entry_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'marketing_posts', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'marketing_posts',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toPost) };
 }

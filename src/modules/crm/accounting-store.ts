@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -72,13 +72,11 @@ export async function listAccounts(
 ) {
   let query = db.selectFrom('accounting_accounts').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.type) query = query.where('type', '=', filters.type);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, {
-        table: 'accounting_accounts',
-        workspaceId,
-        text: filters.query,
-      })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'accounting_accounts',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toAccount) };
 }
 
@@ -109,9 +107,11 @@ export async function listJournalEntries(
 ) {
   let query = db.selectFrom('journal_entries').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'journal_entries', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'journal_entries',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toJournalEntry) };
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { reusableInsert } from '../../db/reusable-query.ts';
 import type { DB } from '../../db/tables.ts';
@@ -78,9 +78,11 @@ export async function searchContacts(
 ) {
   let query = db.selectFrom('contacts').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.company_id) query = query.where('company_id', '=', filters.company_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'contacts', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'contacts',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toContact) };
 }
 
@@ -91,8 +93,10 @@ export async function searchCompanies(
   page: PageRequest,
 ) {
   const query = db.selectFrom('companies').selectAll().where('workspace_id', '=', workspaceId);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'companies', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'companies',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toCompany) };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
+import type { KeysetColumn, PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -112,9 +112,13 @@ export async function listLeads(
       return exists(match);
     });
   }
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'leads', workspaceId, text: filters.query }, LEAD_ORDER)
-    : await fetchPage(query, page, 'leads.id');
+  const result = await fetchSearchPage(
+    db,
+    query,
+    page,
+    { table: 'leads', workspaceId, text: filters.query },
+    LEAD_ORDER,
+  );
   return { ...result, items: result.items.map(toLead) };
 }
 

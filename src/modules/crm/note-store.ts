@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -64,9 +64,7 @@ export async function listNotes(
   if (filters.contact_id) query = query.where('contact_id', '=', filters.contact_id);
   if (filters.company_id) query = query.where('company_id', '=', filters.company_id);
   if (filters.deal_id) query = query.where('deal_id', '=', filters.deal_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'notes', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, { table: 'notes', workspaceId, text: filters.query });
   return { ...result, items: result.items.map(toNote) };
 }
 

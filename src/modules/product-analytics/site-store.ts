@@ -1,6 +1,6 @@
 // Queries of Analytics Sites and their keys.
 import type { Kysely } from 'kysely';
-import { fetchPage, type PageRequest } from '../../core/pagination.ts';
+import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -104,9 +104,11 @@ export async function listSites(
     .where('workspace_id', '=', workspaceId)
     .where('archived_at', 'is', null);
   if (filters.status) query = query.where('status', '=', filters.status);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'analytics_sites', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'analytics_sites',
+    workspaceId,
+    text: filters.query,
+  });
   const rows = await withKeys(db, workspaceId, result.items, now);
   return { ...result, items: rows.map(toSite) };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchKeysetPage, fetchPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
+import type { KeysetColumn, PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -109,9 +109,11 @@ export async function listProducts(
 ) {
   let query = db.selectFrom('products').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'products', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'products',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toProduct) };
 }
 
@@ -129,15 +131,13 @@ export async function listReleases(
     { column: 'version_sort', direction: 'desc', type: 'string' },
     { column: 'id', direction: 'desc', type: 'string' },
   ];
-  const result = filters.query
-    ? await fetchSearchPage(
-        db,
-        query,
-        page,
-        { table: 'product_releases', workspaceId, text: filters.query },
-        order,
-      )
-    : await fetchKeysetPage(query, page, order);
+  const result = await fetchSearchPage(
+    db,
+    query,
+    page,
+    { table: 'product_releases', workspaceId, text: filters.query },
+    order,
+  );
   return { ...result, items: result.items.map(toRelease) };
 }
 
@@ -158,12 +158,10 @@ export async function listRoadmapItems(
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.release_id) query = query.where('release_id', '=', filters.release_id);
   if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, {
-        table: 'product_roadmap_items',
-        workspaceId,
-        text: filters.query,
-      })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'product_roadmap_items',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toRoadmapItem) };
 }

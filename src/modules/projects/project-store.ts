@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fetchKeysetPage, fetchPage, type PageRequest } from '../../core/pagination.ts';
+import { fetchKeysetPage, type PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import type { Dialect } from '../../db/database.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
@@ -187,9 +187,11 @@ export async function listProjects(
   let query = db.selectFrom('projects').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.owner_id) query = query.where('owner_id', '=', filters.owner_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'projects', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'projects',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toProject) };
 }
 
@@ -201,9 +203,11 @@ export async function listBoards(
 ) {
   let query = db.selectFrom('project_boards').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.project_id) query = query.where('project_id', '=', filters.project_id);
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'project_boards', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'project_boards',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toBoard) };
 }
 

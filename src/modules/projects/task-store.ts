@@ -1,11 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import {
-  containsPattern,
-  fetchKeysetPage,
-  type KeysetColumn,
-  type PageRequest,
-} from '../../core/pagination.ts';
+import { containsPattern, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
@@ -90,15 +85,13 @@ export async function listProjectTasks(
         { column: 'id', direction: 'asc', type: 'string' },
       ]
     : [{ column: 'id', direction: 'desc', type: 'string' }];
-  const result = filters.query
-    ? await fetchSearchPage(
-        db,
-        query,
-        page,
-        { table: 'project_tasks', workspaceId, text: filters.query },
-        order,
-      )
-    : await fetchKeysetPage(query, page, order);
+  const result = await fetchSearchPage(
+    db,
+    query,
+    page,
+    { table: 'project_tasks', workspaceId, text: filters.query },
+    order,
+  );
   return { ...result, items: result.items.map(toProjectTask) };
 }
 

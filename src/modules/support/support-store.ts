@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { fetchKeysetPage, fetchPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
+import { fetchKeysetPage, type KeysetColumn, type PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import type { Dialect } from '../../db/database.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
@@ -143,9 +143,11 @@ export async function listQueues(
   if (filters.custom_field_key !== undefined && filters.custom_field_value !== undefined) {
     query = query.where(customFieldEquals(dialect, filters.custom_field_key, filters.custom_field_value));
   }
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'support_queues', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'support_queues',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map(toQueue) };
 }
 
@@ -178,9 +180,11 @@ export async function listTickets(
     query = query.where('requester_email', '=', filters.requester_email.toLowerCase());
   if (filters.sla_breached === true) query = query.where(slaBreachedAt(now));
   if (filters.sla_breached === false) query = query.where((eb) => eb.not(slaBreachedAt(now)(eb)));
-  const result = filters.query
-    ? await fetchSearchPage(db, query, page, { table: 'support_tickets', workspaceId, text: filters.query })
-    : await fetchPage(query, page);
+  const result = await fetchSearchPage(db, query, page, {
+    table: 'support_tickets',
+    workspaceId,
+    text: filters.query,
+  });
   return { ...result, items: result.items.map((row) => toTicket(row, { now })) };
 }
 
