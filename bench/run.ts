@@ -122,8 +122,12 @@ async function main() {
     { BENCH_DIR: path.join(dir, 'bare'), PORT: '18081' },
     'http://127.0.0.1:18081/ready',
   );
+  // BENCH_CPU_PROF=<dir>: the service writes a CPU profile there when it stops (where a call spends its time).
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
   const service = await spawnReady(
-    ['bin/wos.js', 'serve'],
+    [...profile, 'bin/wos.js', 'serve'],
     {
       WOS_DATA_DIR: path.join(dir, 'service'),
       WOS_ADMIN_TOKEN: OPERATOR,

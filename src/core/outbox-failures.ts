@@ -11,9 +11,10 @@ import { newId } from './ids.ts';
 /** What is kept of an error: its message, bounded (a stack or a query could be long). */
 const ERROR_CHARS = 500;
 
-export const failureKey = (consumer: string, eventId: string) => `${consumer} ${eventId}`;
+/** One consumer's part in one event: the key of its failure row and of its consumption. */
+export const consumerEventKey = (consumer: string, eventId: string) => `${consumer} ${eventId}`;
 
-/** The failure rows of these events (any consumer), keyed by failureKey. */
+/** The failure rows of these events (any consumer), keyed by consumerEventKey. */
 export async function failuresOf(
   trx: Kysely<DB>,
   workspaceIds: string[],
@@ -26,7 +27,7 @@ export async function failuresOf(
     .where('workspace_id', 'in', workspaceIds)
     .where('event_id', 'in', eventIds)
     .execute();
-  return new Map(rows.map((row) => [failureKey(row.consumer, row.event_id), row]));
+  return new Map(rows.map((row) => [consumerEventKey(row.consumer, row.event_id), row]));
 }
 
 /**
@@ -80,27 +81,21 @@ export async function clearFailures(trx: Kysely<DB>, rows: OutboxFailuresTable[]
   }
 }
 
-export type OutboxFailureState = 'failing' | 'given_up';
-
 /** Operator: failures across the installation, oldest first (at most 500; the table stays small). */
-export async function listFailures(
-  db: Kysely<DB>,
-  state: OutboxFailureState | undefined,
-  _system: { system: true },
-) {
-  let query = db
+export async function listFailures(db: Kysely<DB>, _system: { system: true }) {
+  const rows = await db
     .selectFrom('outbox_failures')
     .selectAll()
     .orderBy('first_failed_at')
     .orderBy('id')
-    .limit(500);
-  if (state === 'failing') query = query.where('gave_up_at', 'is', null);
-  if (state === 'given_up') query = query.where('gave_up_at', 'is not', null);
-  const rows = await query.execute();
-  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), state: stateOf(row) }));
+    .limit(500)
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    attempts: Number(row.attempts),
+    state: row.gave_up_at ? ('given_up' as const) : ('failing' as const),
+  }));
 }
-
-const stateOf = (row: OutboxFailuresTable): OutboxFailureState => (row.gave_up_at ? 'given_up' : 'failing');
 
 /** Operator: removes a given-up failure once dealt with (a failing one is the relay's to settle). */
 export async function dismissFailure(db: Kysely<DB>, id: string, _system: { system: true }): Promise<void> {

@@ -12,7 +12,7 @@ import type { Database } from '../db/database.ts';
 import type { DB, OutboxConsumptionsTable, OutboxEventsTable, OutboxFailuresTable } from '../db/tables.ts';
 import type { Clock } from './clock.ts';
 import type { EventConsumer } from './module.ts';
-import { clearFailures, failureKey, failuresOf, recordFailure } from './outbox-failures.ts';
+import { clearFailures, consumerEventKey, failuresOf, recordFailure } from './outbox-failures.ts';
 
 const BATCH = 200;
 /** A pass stops after this many batches (the next tick or nudge goes on), so it never runs unbounded. */
@@ -119,7 +119,7 @@ async function relayBatch(
     .where('workspace_id', 'in', [...byWorkspace.keys()])
     .where('event_id', 'in', ids)
     .execute();
-  const done = new Set(earlier.map((row) => failureKey(row.consumer, row.event_id)));
+  const done = new Set(earlier.map((row) => consumerEventKey(row.consumer, row.event_id)));
   const failures = await failuresOf(trx, [...byWorkspace.keys()], ids, { system: true });
 
   const now = deps.clock.now().toISOString();
@@ -130,7 +130,7 @@ async function relayBatch(
     const handled: OutboxConsumptionsTable[] = [];
     for (const consumer of deps.consumers) {
       const wanted = await wantedEvents(trx, deps, consumer, workspaceId, events);
-      const todo = (wanted ?? events).filter((event) => !done.has(failureKey(consumer.name, event.id)));
+      const todo = (wanted ?? events).filter((event) => !done.has(consumerEventKey(consumer.name, event.id)));
       const count = wanted ? await handOn(trx, deps, consumer, workspaceId, todo, { failures, now }) : 0;
       for (const event of todo.slice(0, count)) {
         handled.push({
@@ -241,7 +241,8 @@ async function handOn(
   attempt: { failures: Map<string, OutboxFailuresTable>; now: string },
 ): Promise<number> {
   if (events.length === 0) return 0;
-  const failed = (event: OutboxEventsTable) => attempt.failures.get(failureKey(consumer.name, event.id));
+  const failed = (event: OutboxEventsTable) =>
+    attempt.failures.get(consumerEventKey(consumer.name, event.id));
   const settled = (handled: OutboxEventsTable[]) =>
     clearFailures(
       trx,
@@ -254,7 +255,6 @@ async function handOn(
   for (const [index, event] of events.entries()) {
     try {
       await inSavepoint(trx, () => consumer.consume(trx, workspaceId, [event], deps.clock), true);
-      await settled([event]);
     } catch (err) {
       const failure = await recordFailure(trx, failed(event), {
         consumer: consumer.name,
@@ -281,6 +281,7 @@ async function handOn(
       deps.logger.error(context, 'event consumer failed; the event is relayed again on the next pass');
       return index;
     }
+    await settled([event]);
   }
   return events.length;
 }

@@ -237,7 +237,7 @@ export const adminRoutes: AdminRoute[] = [
     response: Shape({ outbox_failures: Type.Array(OutboxFailureSchema) }),
     status: 200,
     handler: async ({ operator }) => ({
-      outbox_failures: await listFailures(operator.db, undefined, { system: true }),
+      outbox_failures: await listFailures(operator.db, { system: true }),
     }),
   },
   {
