@@ -130,9 +130,11 @@ async function relayBatch(
     const handled: OutboxConsumptionsTable[] = [];
     for (const consumer of deps.consumers) {
       const wanted = await wantedEvents(trx, deps, consumer, workspaceId, events);
-      const todo = (wanted ?? events).filter((event) => !done.has(consumerEventKey(consumer.name, event.id)));
-      const count = wanted ? await handOn(trx, deps, consumer, workspaceId, todo, { failures, now }) : 0;
-      for (const event of todo.slice(0, count)) {
+      const pending = (wanted ?? events).filter(
+        (event) => !done.has(consumerEventKey(consumer.name, event.id)),
+      );
+      const count = wanted ? await handOn(trx, deps, consumer, workspaceId, pending, { failures, now }) : 0;
+      for (const event of pending.slice(0, count)) {
         handled.push({
           workspace_id: workspaceId,
           consumer: consumer.name,
@@ -140,8 +142,8 @@ async function relayBatch(
           consumed_at: now,
         });
       }
-      for (const event of todo.slice(count)) owed.add(event.id);
-      if (count < todo.length) held.add(workspaceId);
+      for (const event of pending.slice(count)) owed.add(event.id);
+      if (count < pending.length) held.add(workspaceId);
     }
     publish.push(...events.filter((event) => !owed.has(event.id)));
     // Only events that stay unpublished need the per-consumer record; published_at covers the rest.
