@@ -52,7 +52,8 @@ export function reusableInsert<Row extends object>(
  * A multi-row statement (an insert or upsert of `rows`) built once per database and row count, then run
  * with fresh values: building a 500-row insert costs about what SQLite takes to run it. `build` gets rows
  * of NULLs in `columns`' order and must bind nothing else (constants go in the SQL), so the parameters are
- * the rows' values, column by column.
+ * the rows' values, column by column. Each row count is a text kept as long as the process: callers send
+ * few counts (app-event-store.ts: 500 rows, then powers of two).
  */
 export function reusableRows<Row extends object, Out = unknown>(
   columns: readonly (keyof Row & string)[],
