@@ -69,6 +69,16 @@ describe('retryConflicts', () => {
     expect(calls).toBe(CONFLICT_ATTEMPTS);
   });
 
+  it('answers write_conflict at once when SQLite stayed busy past its timeout', async () => {
+    let calls = 0;
+    const busy = retryConflicts(async () => {
+      calls += 1;
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    });
+    await expect(busy).rejects.toMatchObject({ code: 'write_conflict' });
+    expect(calls).toBe(1);
+  });
+
   it('passes any other error on at once', async () => {
     let calls = 0;
     const other = new Error('disk full');

@@ -36,7 +36,9 @@ export const CONFLICT_ATTEMPTS = 3;
 /**
  * Runs a transaction again while it fails with a transient conflict, at most CONFLICT_ATTEMPTS times in
  * all, after a short random pause (so the colliding writers do not meet again); then answers
- * write_conflict. `attempt` must start from scratch each time: nothing of a failed attempt survives it.
+ * write_conflict. SQLite busy answers it at once: its busy timeout has already waited, with the one
+ * connection (and so the event loop) held, and another wait would hold it again. `attempt` must start from
+ * scratch each time: nothing of a failed attempt survives it.
  */
 export async function retryConflicts<T>(attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
@@ -44,7 +46,8 @@ export async function retryConflicts<T>(attempt: () => Promise<T>): Promise<T> {
       return await attempt();
     } catch (thrown) {
       if (!isTransientConflict(thrown)) throw thrown;
-      if (tries >= CONFLICT_ATTEMPTS) throw fail('write_conflict', { retry_after_seconds: 1 });
+      const busy = String((thrown as { code: string }).code).startsWith('SQLITE_BUSY');
+      if (busy || tries >= CONFLICT_ATTEMPTS) throw fail('write_conflict', { retry_after_seconds: 1 });
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * tries));
     }
   }

@@ -174,8 +174,9 @@ export const errorCatalogue = {
       'The write collided with concurrent writes and was rolled back; retry after retry_after_seconds.',
     retryable: true,
     description:
-      'A deadlock or serialization failure (PostgreSQL), or a database still locked after its busy timeout ' +
-      '(SQLite). The service already retried the call twice; nothing of it was stored. Retry as it is.',
+      'A deadlock or serialization failure (PostgreSQL; the service already ran the call three times), or ' +
+      'a database still locked after its 5 s busy timeout (SQLite). Nothing of the call was stored. Retry ' +
+      'it as it is.',
   },
   upstream_unavailable: {
     status: 503,
