@@ -9,6 +9,7 @@ fs.mkdirSync(dir, { recursive: true });
 const db = new SQLite(path.join(dir, 'bare.sqlite'));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
+db.pragma('temp_store = memory');
 db.exec(
   'create table if not exists contacts (id text primary key, name text not null, email text, created_at text not null)',
 );
