@@ -114,6 +114,8 @@ export async function startService(place: Place): Promise<ChildProcess> {
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
+  // BENCH_SQL_PROF=<dir>: and the time of each SQLite statement (bench/sql-profile.mjs).
+  if (process.env.BENCH_SQL_PROF) profile.push('--import', path.resolve('bench/sql-profile.mjs'));
   const child = spawn(process.execPath, [...profile, 'bin/wos.js', 'serve'], {
     env: {
       ...process.env,
