@@ -10,7 +10,7 @@ import { fail, ServiceError, validationFailed } from './core/errors.ts';
 import { newId } from './core/ids.ts';
 import { outboxMetrics } from './core/outbox-metrics.ts';
 import { createOutboxRelay } from './core/outbox-relay.ts';
-import { createPrincipalCache } from './core/principal-cache.ts';
+import { createPrincipalCache, createSqlitePrincipalCache } from './core/principal-cache.ts';
 import {
   createRateLimiter,
   memoryStore,
@@ -74,10 +74,15 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       ? openLimiterPool(config.databaseUrl, config.databaseSchema)
       : undefined;
   const limiterStore = limiterPool ? postgresStore(limiterPool) : memoryStore;
+  const cacheMs = config.credentialCacheSeconds * 1000;
   const principals =
-    config.databaseUrl && config.credentialCacheSeconds > 0
-      ? createPrincipalCache(config.databaseUrl, config.credentialCacheSeconds * 1000, logger)
-      : undefined;
+    cacheMs <= 0
+      ? undefined
+      : database.dataVersion
+        ? createSqlitePrincipalCache(cacheMs, database.dataVersion)
+        : config.databaseUrl
+          ? createPrincipalCache(config.databaseUrl, cacheMs, logger)
+          : undefined;
   const metrics = createMetrics();
   const clock = options.clock ?? systemClock;
   const registry = options.registry ?? buildRegistry();

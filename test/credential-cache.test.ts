@@ -1,9 +1,11 @@
-// Credential lookups are cached per node on PostgreSQL; a revoked credential, a changed or deleted workspace
-// reach every node's cache by NOTIFY at commit (not when the cache's time-to-live ends).
+// Credential lookups are cached per node; on PostgreSQL a revoked credential, a changed or deleted workspace
+// reach every node's cache by NOTIFY at commit (not when the cache's time-to-live ends); on SQLite another
+// process's commit shows in PRAGMA data_version.
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../src/app.ts';
-import { notifyPrincipalChange } from '../src/core/principal-cache.ts';
+import { forgetCachedPrincipals, notifyPrincipalChange } from '../src/core/principal-cache.ts';
 import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 let h: Harness;
@@ -96,12 +98,38 @@ describe('credential cache', () => {
     await until(refusedOn(sibling!, other.apiKey, 'workspace_not_found'));
   });
 
-  it('caches nothing on SQLite (one node) and nothing without the LISTEN connection', async () => {
-    if (!usingPostgres) expect(h.service.deps.principals).toBeUndefined();
-    else {
-      const node = await h.startSibling({ credentialCacheSeconds: 0 });
-      expect(node.deps.principals).toBeUndefined();
-      await node.app.close();
-    }
+  it.runIf(!usingPostgres)(
+    'SQLite: serves a cached credential until this process changes it, or another process commits',
+    async () => {
+      expect(h.service.deps.principals!.active).toBe(true);
+      const revoke = (id: string) =>
+        h.db.updateTable('credentials').set({ revoked_at: new Date().toISOString() }).where('id', '=', id);
+      const cached = await h.createCredential(ws.id, 'api_key');
+      expect((await listOn(h.service, cached.token)).status).toBe(200);
+      // A change on the service's own connection that skips forgetCachedPrincipals: still served from cache.
+      await revoke(cached.credential.id).execute();
+      expect((await listOn(h.service, cached.token)).status).toBe(200);
+      forgetCachedPrincipals();
+      expect(await listOn(h.service, cached.token)).toEqual({ status: 404, code: 'workspace_not_found' });
+
+      // Another process (the CLI) writing the file: PRAGMA data_version moves, the next lookup reads again.
+      const { token, credential } = await h.createCredential(ws.id, 'api_key');
+      expect((await listOn(h.service, token)).status).toBe(200);
+      const cli = new SQLite(h.service.deps.database.location);
+      try {
+        cli
+          .prepare('update credentials set revoked_at = ? where id = ?')
+          .run(new Date().toISOString(), credential.id);
+      } finally {
+        cli.close();
+      }
+      expect(await listOn(h.service, token)).toEqual({ status: 404, code: 'workspace_not_found' });
+    },
+  );
+
+  it('caches nothing with WOS_CREDENTIAL_CACHE_SECONDS=0, nor on PostgreSQL without the LISTEN connection', async () => {
+    const node = await h.startSibling({ credentialCacheSeconds: 0 });
+    expect(node.deps.principals).toBeUndefined();
+    await node.app.close();
   });
 });

@@ -1,8 +1,10 @@
-// Credential lookups cached per node on PostgreSQL, where each one is a round trip. Every change that can
-// alter what a credential opens (a revoked credential, a changed or deleted workspace) sends a NOTIFY in the
-// changing transaction (notifyPrincipalChange): PostgreSQL delivers it at commit to every node listening, and
-// each drops its cache. A node caches only while its LISTEN connection is up (when it drops, the cache is
-// emptied and bypassed until it is back), and an entry lives at most `ttlMs` as a backstop.
+// Credential lookups cached per node: on PostgreSQL each one is a round trip, on SQLite a statement and a
+// principal built from JSON on the one thread. Every change that can alter what a credential opens (a revoked
+// credential, a changed or deleted workspace) calls forgetCachedPrincipals() when it returns, and on
+// PostgreSQL sends a NOTIFY in the changing transaction (notifyPrincipalChange): PostgreSQL delivers it at
+// commit to every node listening, and each drops its cache. A PostgreSQL node caches only while its LISTEN
+// connection is up (when it drops, the cache is emptied and bypassed until it is back); SQLite sees another
+// process's commit (the CLI's) in PRAGMA data_version. An entry lives at most `ttlMs` as a backstop.
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -38,23 +40,43 @@ export function forgetCachedPrincipals(): void {
   for (const invalidate of live) invalidate();
 }
 
+/** The entries of one cache and their lookup; `caching()` says whether a value may be served or kept now. */
+function entriesOf(ttlMs: number, caching: () => boolean) {
+  const entries = new Map<string, { value: unknown; expires: number }>();
+  // Bumped by every invalidation: a lookup that started before one must not store what it read.
+  let generation = 0;
+  return {
+    invalidate() {
+      generation++;
+      entries.clear();
+    },
+    async get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
+      if (!caching()) return load();
+      const now = Date.now();
+      const entry = entries.get(key);
+      if (entry && entry.expires > now) return entry.value as T;
+      const started = generation;
+      const value = await load();
+      if (caching() && generation === started && keep(value)) {
+        if (entries.size >= MAX_ENTRIES) entries.clear();
+        entries.set(key, { value, expires: now + ttlMs });
+      }
+      return value;
+    },
+  };
+}
+
 export function createPrincipalCache(
   databaseUrl: string,
   ttlMs: number,
   logger: Pick<Logger, 'warn'>,
 ): PrincipalCache {
-  const entries = new Map<string, { value: unknown; expires: number }>();
-  // Bumped by every invalidation: a lookup that started before one must not store what it read.
-  let generation = 0;
   let listening = false;
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-
-  const invalidate = () => {
-    generation++;
-    entries.clear();
-  };
+  const entries = entriesOf(ttlMs, () => listening);
+  const invalidate = entries.invalidate;
 
   const connect = () => {
     const next = new pg.Client({ connectionString: databaseUrl });
@@ -93,19 +115,7 @@ export function createPrincipalCache(
     get active() {
       return listening;
     },
-    async get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
-      if (!listening) return load();
-      const now = Date.now();
-      const entry = entries.get(key);
-      if (entry && entry.expires > now) return entry.value as T;
-      const started = generation;
-      const value = await load();
-      if (listening && generation === started && keep(value)) {
-        if (entries.size >= MAX_ENTRIES) entries.clear();
-        entries.set(key, { value, expires: now + ttlMs });
-      }
-      return value;
-    },
+    get: entries.get,
     async close() {
       closed = true;
       live.delete(invalidate);
@@ -113,8 +123,38 @@ export function createPrincipalCache(
       listening = false;
       const current = client;
       client = undefined;
-      entries.clear();
+      invalidate();
       await current?.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * SQLite: this process makes its own changes (each calls forgetCachedPrincipals); another process writing
+ * the same file (the CLI revoking a key) changes `dataVersion()`, PRAGMA data_version of the main connection,
+ * which is read before every lookup, so its change takes effect at the next request.
+ */
+export function createSqlitePrincipalCache(ttlMs: number, dataVersion: () => number): PrincipalCache {
+  let open = true;
+  let seen = dataVersion();
+  const entries = entriesOf(ttlMs, () => open);
+  live.add(entries.invalidate);
+  return {
+    get active() {
+      return open;
+    },
+    get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
+      const version = dataVersion();
+      if (version !== seen) {
+        seen = version;
+        entries.invalidate();
+      }
+      return entries.get(key, load, keep);
+    },
+    async close() {
+      open = false;
+      live.delete(entries.invalidate);
+      entries.invalidate();
     },
   };
 }

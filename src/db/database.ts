@@ -34,6 +34,8 @@ export interface Database {
   heavySlots: HeavySlots;
   /** The PostgreSQL pool, for libraries that keep their own tables (shared rate-limit counters). */
   pool?: pg.Pool;
+  /** SQLite: PRAGMA data_version of the main connection, which moves when another connection commits. */
+  dataVersion?: () => number;
   /** Human-readable location for start-up messages (never includes a password). */
   location: string;
   close(): Promise<void>;
@@ -128,6 +130,7 @@ export function openDatabase(config: Config): Database {
   // that halved the SQLite time of each insert of a create. The main connection's queries are bounded.
   sqlite.pragma('temp_store = memory');
   const checkpointer = startCheckpointer(file, createRequire(import.meta.url).resolve('better-sqlite3'));
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const { heavy, until } = sqliteHeavyReads(file, config);
   let closed = false;
@@ -138,6 +141,7 @@ export function openDatabase(config: Config): Database {
     heavy,
     heavyUntil: until,
     heavySlots: heavySlots(config),
+    dataVersion: () => dataVersion.get() as number,
     location: file,
     close: async () => {
       if (closed) return;
