@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { createHeavySlots, type HeavySlots } from '../core/heavy-slots.ts';
@@ -11,6 +11,7 @@ import { postgresHeavyReads, sqliteHeavyReads, translateTimeout } from './heavy-
 import { MainPoolDriver } from './pg-driver.ts';
 import { SearchPathPostgresDialect } from './postgres-dialect.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { statementCache } from './sqlite-statements.ts';
 import type { DB } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,25 +53,6 @@ function redactUrl(url: string): string {
   } catch {
     return 'postgres';
   }
-}
-
-const STATEMENT_CACHE_SIZE = 500;
-
-/** Kysely prepares every query anew; reusing prepared statements by SQL text saves that work per call. */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare: (text: string) => {
-      let statement = statements.get(text);
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = sqlite.prepare(text);
-        statements.set(text, statement);
-      }
-      return statement;
-    },
-  };
 }
 
 const heavySlots = (config: Config) =>
@@ -131,7 +113,7 @@ export function openDatabase(config: Config): Database {
   sqlite.pragma('temp_store = memory');
   const checkpointer = startCheckpointer(file, createRequire(import.meta.url).resolve('better-sqlite3'));
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(sqlite) }) });
   const { heavy, until } = sqliteHeavyReads(file, config);
   let closed = false;
   return {
