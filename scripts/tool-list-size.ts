@@ -2,17 +2,19 @@
 // npm run bench prints the same total measured over HTTP (JSON-RPC framing included).
 import { buildRegistry } from '../src/registry.ts';
 import { toMcpTool } from '../src/surfaces/mcp/mcp-tools.ts';
+import { listedTools } from '../src/surfaces/mcp/tool-listing.ts';
 
 const registry = buildRegistry();
 const byPart: Record<string, number> = {};
 const byTool: [string, number][] = [];
-for (const op of registry.operations) {
-  if (!op.mcp) continue;
-  const tool = toMcpTool(op, registry.responses.get(op.name)!);
+const tools = listedTools(
+  registry.operations.filter((op) => op.mcp).map((op) => toMcpTool(op, registry.responses.get(op.name)!)),
+);
+for (const tool of tools) {
   for (const [part, value] of Object.entries(tool)) {
     byPart[part] = (byPart[part] ?? 0) + JSON.stringify(value).length;
   }
-  byTool.push([op.name, JSON.stringify(tool).length]);
+  byTool.push([tool.name, JSON.stringify(tool).length]);
 }
 const total = byTool.reduce((sum, [, bytes]) => sum + bytes, 0);
 process.stdout.write(

@@ -11,6 +11,7 @@ import { nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
 import { JSONRPC, type JsonRpcId, rpcError } from './json-rpc.ts';
 import { visibleTools } from './mcp-tools.ts';
+import { listedTools } from './tool-listing.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 const SERVER_INFO = { name: 'wos', title: 'Workspace Operations Service', version: '0.1.0' };
@@ -22,7 +23,10 @@ const INSTRUCTIONS =
   'send, so repeating one is safe; lists take limit (1 to 100, default 25) and, when more results exist, ' +
   'return next_cursor: pass it back as cursor with the same filters. ' +
   'Errors come back as isError results whose structuredContent.error has code, message and request_id. ' +
-  'Each tool outputSchema outlines its result; /openapi.json has the full record schemas.';
+  'Each tool outputSchema outlines its result; /openapi.json has the full record schemas. ' +
+  'In inputSchema, objects take only the properties they list unless additionalProperties says ' +
+  'otherwise; a field whose description ends "Same schema as T\'s F." takes the schema of field F of ' +
+  'tool T, listed earlier in tools/list.';
 
 /**
  * The modules of ?modules=: repeated parameters and comma-separated lists alike (crm&modules=tasks is
@@ -174,7 +178,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       case 'ping':
         return result({});
       case 'tools/list': {
-        const tools = visibleTools(deps.registry, principal, moduleFilter);
+        const tools = listedTools(visibleTools(deps.registry, principal, moduleFilter));
         let start = 0;
         if (params.cursor !== undefined) {
           start = Number.parseInt(Buffer.from(String(params.cursor), 'base64url').toString('utf8'), 10);

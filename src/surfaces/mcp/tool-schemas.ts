@@ -42,12 +42,31 @@ function mapSchema(schema: unknown, visit: (schema: Schema) => Schema): unknown 
 // Fields every write or list has; the server's instructions (initialize) explain them once.
 const CONVENTION_FIELDS = ['idempotency_key', 'cursor', 'limit'];
 
+/** A description that only lists the enum's values ("report, metric or insight_view.") says nothing more. */
+function namesOnlyEnum(schema: Schema): boolean {
+  if (typeof schema.description !== 'string' || !Array.isArray(schema.enum)) return false;
+  const values = new Set(schema.enum.map(String));
+  const words = schema.description.split(/[\s,.;]+/).filter((w) => w && w !== 'or' && w !== 'and');
+  return words.length > 0 && words.every((word) => values.has(word));
+}
+
 /**
- * The inputSchema: the operation's strict schema, nullable fields written the short way, and the fields of
- * the conventions without their descriptions.
+ * Every input object is closed (the contract test holds operations to it) and the instructions say so
+ * once, so `additionalProperties: false` is left out; a typed map keeps its `additionalProperties` schema.
+ */
+function compactInput(schema: Schema): Schema {
+  const out = mergeNull(schema);
+  if (out.additionalProperties === false) delete out.additionalProperties;
+  if (namesOnlyEnum(out)) delete out.description;
+  return out;
+}
+
+/**
+ * The inputSchema: the operation's strict schema, nullable fields written the short way, closed objects
+ * unmarked, and the fields of the conventions without their descriptions.
  */
 export function toolInputSchema(input: TObject): Schema {
-  const schema = mapSchema(JSON.parse(JSON.stringify(input)), mergeNull) as Schema;
+  const schema = mapSchema(JSON.parse(JSON.stringify(input)), compactInput) as Schema;
   const properties = schema.properties as Record<string, Schema>;
   for (const name of CONVENTION_FIELDS) delete properties[name]?.description;
   return schema;
@@ -61,7 +80,13 @@ export function toolInputSchema(input: TObject): Schema {
 function outline(schema: Schema, depth: number): Schema {
   const out: Schema = {};
   if (schema.type !== undefined) out.type = schema.type;
-  if (Array.isArray(schema.anyOf)) out.anyOf = (schema.anyOf as Schema[]).map((s) => outline(s, depth));
+  if (Array.isArray(schema.anyOf)) {
+    // Branches that outline alike (several record shapes, each an object) are said once.
+    const branches = (schema.anyOf as Schema[]).map((s) => outline(s, depth));
+    const distinct = [...new Map(branches.map((b) => [JSON.stringify(b), b])).values()];
+    if (distinct.length === 1 && out.type === undefined) return distinct[0]!;
+    out.anyOf = distinct;
+  }
   if (depth === 0) return out;
   if (schema.items) out.items = outline(schema.items as Schema, depth);
   if (schema.properties) {
@@ -83,5 +108,6 @@ function outline(schema: Schema, depth: number): Schema {
  */
 export function toolOutputSchema(response: TSchema): Schema {
   const body = mapSchema(JSON.parse(JSON.stringify(response)), mergeNull) as Schema;
-  return { type: 'object', anyOf: [outline(body, 1), { required: ['error'] }] };
+  const { type: _object, ...success } = outline(body, 1);
+  return { type: 'object', anyOf: [success, { required: ['error'] }] };
 }
