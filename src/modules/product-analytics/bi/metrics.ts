@@ -45,7 +45,7 @@ export const createBiMetric = defineOperation({
     'Unknown columns or functions are rejected. It starts as a draft (only its creator may use it in ' +
     'run_bi_query until it is approved); the answer shows the SQL it compiles to.',
   input: Strict({
-    key: ColumnName('Unique in the workspace; measures name it as {metric: key}.'),
+    key: ColumnName('Unique in the workspace; measures name it as {metric: key}.', 'win_rate'),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     dataset_key: DatasetKey,
@@ -55,7 +55,9 @@ export const createBiMetric = defineOperation({
       description: 'See docs/modules/bi.md, grammar.',
     }),
     format: Type.Optional(Enum(['number', 'money', 'percent'] as const, { description: 'Default number.' })),
-    time_column: Type.Optional(ColumnName('The timestamp column the metric is usually read over.')),
+    time_column: Type.Optional(
+      ColumnName('The timestamp column the metric is usually read over.', 'closed_at'),
+    ),
     synonyms: Phrases('Other names people use for it (for natural-language questions later).'),
     example_questions: Phrases('Questions it answers.'),
   }),

@@ -42,9 +42,12 @@ export type TimeGrain = (typeof TIME_GRAINS)[number];
 export const MAX_QUERY_LIMIT = 1000;
 export const DEFAULT_QUERY_LIMIT = 25;
 
-/** A column or output name: lower snake case, as the templates declare them. */
-export const ColumnName = (description: string) =>
-  Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$', description, examples: ['stage_key'] });
+/**
+ * A column or output name: lower snake case, as the templates declare them. The example is a name of the
+ * crm_pipeline template that fits the field (agents read examples as hints).
+ */
+export const ColumnName = (description: string, example = 'stage_key') =>
+  Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$', description, examples: [example] });
 
 export const DatasetKey = Type.String({
   pattern: '^[a-z][a-z0-9_]{0,62}$',
@@ -56,7 +59,7 @@ const Scalar = Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type
 
 export const FilterSchema = Strict(
   {
-    column: ColumnName('A column of the dataset.'),
+    column: ColumnName('A column of the dataset.', 'stage_kind'),
     operator: Enum(FILTER_OPERATORS, {
       description:
         'eq, neq, gt, gte, lt, lte (a value), in and not_in (a list), contains and starts_with (text), ' +
@@ -75,14 +78,21 @@ export type Filter = Static<typeof FilterSchema>;
 
 export const MeasureSchema = Strict(
   {
-    column: Type.Optional(ColumnName('The column aggregated; count may omit it (count of rows).')),
+    column: Type.Optional(
+      ColumnName('The column aggregated; count may omit it (count of rows).', 'amount_cents'),
+    ),
     aggregate: Type.Optional(
       Enum(AGGREGATES, { description: 'count, count_distinct, sum, avg, min or max.' }),
     ),
     metric: Type.Optional(
-      ColumnName('Instead of column and aggregate: the key of a metric of this dataset (create_bi_metric).'),
+      ColumnName(
+        'Instead of column and aggregate: the key of a metric of this dataset (create_bi_metric).',
+        'win_rate',
+      ),
     ),
-    as: Type.Optional(ColumnName('Name of the result column (default aggregate_column, or the metric key).')),
+    as: Type.Optional(
+      ColumnName('Name of the result column (default aggregate_column, or the metric key).', 'value_cents'),
+    ),
   },
   { description: 'An aggregate of a column, or a governed metric.' },
 );
@@ -112,7 +122,10 @@ export const queryDefinitionFields = {
   measures: Type.Optional(Type.Array(MeasureSchema, { maxItems: 20 })),
   filters: Type.Optional(Type.Array(FilterSchema, { maxItems: 20 })),
   time_column: Type.Optional(
-    ColumnName('The timestamp column time_range and time_grain use (default: the dataset time column).'),
+    ColumnName(
+      'The timestamp column time_range and time_grain use (default: the dataset time column).',
+      'created_at',
+    ),
   ),
   time_range: Type.Optional(TimeRangeSchema),
   time_grain: Type.Optional(
