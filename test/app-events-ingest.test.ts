@@ -1,8 +1,11 @@
 // Ingest of application events: single and batch, per-event rejections, dedupe (also under a race), API
 // keys and site keys, CORS, the workspace header, limits and validation modes.
+
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorHash, decodeSketch, estimate } from '../src/modules/product-analytics/actor-sketch.ts';
-import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { awaitAggregateTurn } from '../src/modules/product-analytics/app-event-store.ts';
+import { Harness, type TestWorkspace, usingPostgres } from './helpers/harness.ts';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -147,6 +150,36 @@ describe('ingest with an API key', () => {
     expect(rows.filter((r) => r.event_id?.startsWith('race-')).length).toBe(racing.length);
     expect(rows.length).toBe(2 + 1 + racing.length);
   });
+
+  it.runIf(usingPostgres)(
+    "queues a batch's aggregate writes behind another transaction of the workspace writing them",
+    async () => {
+      const own = await h.workspace('Queued');
+      let sent: Promise<Awaited<ReturnType<typeof ingest>>> | undefined;
+      await h.db.transaction().execute(async (trx) => {
+        await awaitAggregateTurn(trx, own.id);
+        sent = h.request('POST', URL, { token: own.apiKey, body: { events: [event(1), event(2)] } });
+        // The batch waits on the workspace's turn, having stored its raw rows but no rollup.
+        for (let tries = 0; tries < 200; tries++) {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+            where locktype = 'advisory' and not granted`.execute(h.db);
+          if (waiting.rows[0]!.n > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+          where locktype = 'advisory' and not granted`.execute(h.db);
+        expect(waiting.rows[0]!.n).toBe(1);
+      });
+      const res = await sent!;
+      expect(res.status, res.text).toBe(202);
+      const rollups = await h.db
+        .selectFrom('app_event_rollups')
+        .select('object_id')
+        .where('workspace_id', '=', own.id)
+        .execute();
+      expect(rollups.length).toBe(2);
+    },
+  );
 
   it('takes concurrent batches over the same objects without deadlocks, counting every event', async () => {
     const own = await h.workspace('Concurrent');

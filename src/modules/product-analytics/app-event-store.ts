@@ -2,6 +2,7 @@
 // daily actor sketches, site counters) and retention. Every function takes the workspace ID, or says it is a system
 // sweep across workspaces.
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/dialect.ts';
 import { reusableRows } from '../../db/reusable-query.ts';
 import type { DB } from '../../db/tables.ts';
 import { addHashes, decodeSketch, emptySketch, encodeSketch, mergeSketch } from './actor-sketch.ts';
@@ -117,6 +118,20 @@ function rollupUpsert<T extends AppEventRollupsTable | AppEventDayRollupsTable>(
 
 const upsertHourRollups = rollupUpsert<AppEventRollupsTable>('app_event_rollups', 'hour');
 const upsertDayRollups = rollupUpsert<AppEventDayRollupsTable>('app_event_day_rollups', 'day');
+
+/**
+ * Waits until no other transaction of this workspace is writing its aggregates (PostgreSQL; SQLite has one
+ * writer). Concurrent batches all update the same hot rows (the current hour of the busiest objects, the
+ * hour totals); without this they take some of those row locks, then wait for another batch's commit while
+ * holding them, and the waits chain. Queued here, a batch waits once, holding no aggregate row, and then
+ * runs its upserts without waiting. The lock ends with the transaction.
+ */
+export async function awaitAggregateTurn(db: Kysely<DB>, workspaceId: string): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`app-event-aggregates:${workspaceId}`}, 0))`.execute(
+    db,
+  );
+}
 
 /** Adds summed rows to a rollup table (hourly or daily), one upsert per group, in key order. */
 async function addToRollups<T extends AppEventRollupsTable | AppEventDayRollupsTable>(

@@ -20,6 +20,7 @@ import {
   addDayRollups,
   addHourTotals,
   addRollups,
+  awaitAggregateTurn,
   claimEventIds,
   countSiteEvents,
   ingestSettings,
@@ -188,6 +189,7 @@ export const ingestAppEvents = defineOperation({
     const rows = fresh.map(({ event, warnings }) => toRow(event, source, warnings));
     await insertAppEvents(ctx.db, rows);
     const rollups = rollupsOf(rows);
+    await awaitAggregateTurn(ctx.db, ctx.workspaceId);
     await addRollups(ctx.db, rollups);
     await addHourTotals(ctx.db, hourTotalsOf(rollups));
     // Late events (hours before the previous one) only: Object Analytics snapshots recount their objects.
