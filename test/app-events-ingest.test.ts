@@ -160,15 +160,15 @@ describe('ingest with an API key', () => {
         await awaitAggregateTurn(trx, own.id);
         sent = h.request('POST', URL, { token: own.apiKey, body: { events: [event(1), event(2)] } });
         // The batch waits on the workspace's turn, having stored its raw rows but no rollup.
-        for (let tries = 0; tries < 200; tries++) {
-          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_locks
-            where locktype = 'advisory' and not granted`.execute(h.db);
-          if (waiting.rows[0]!.n > 0) break;
+        const waiters = async () =>
+          (
+            await sql<{ n: number }>`select count(*)::int as n from pg_locks
+              where locktype = 'advisory' and not granted`.execute(h.db)
+          ).rows[0]!.n;
+        for (let tries = 0; tries < 200 && (await waiters()) === 0; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
-        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_locks
-          where locktype = 'advisory' and not granted`.execute(h.db);
-        expect(waiting.rows[0]!.n).toBe(1);
+        expect(await waiters()).toBe(1);
       });
       const res = await sent!;
       expect(res.status, res.text).toBe(202);
