@@ -29,6 +29,7 @@ describe('service paths', () => {
     const docs = await h.request('GET', '/docs');
     expect(docs.text).toContain('/docs/assets/swagger-ui-bundle.js');
     expect(docs.text).not.toMatch(/https?:\/\/(cdn|unpkg)/);
+    expect(docs.text).toContain("filter: true, docExpansion: 'none'");
     const asset = await h.request('GET', '/docs/assets/swagger-ui-bundle.js');
     expect(asset.status).toBe(200);
     const errors = await h.request('GET', '/docs/api/errors');

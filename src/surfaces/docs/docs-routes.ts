@@ -13,7 +13,11 @@ const escapeHtml = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** A Swagger UI page over one OpenAPI document: the workspace API (/docs) or the operator API (/docs/admin). */
+/**
+ * A Swagger UI page over one OpenAPI document: the workspace API (/docs) or the operator API (/docs/admin).
+ * Tags start collapsed with a filter box, and deep links name the open operation: all operations expanded
+ * made one page tens of thousands of pixels long.
+ */
 function referencePage(title: string, specUrl: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -26,7 +30,7 @@ function referencePage(title: string, specUrl: string): string {
 <p style="font-family:sans-serif;margin:1em">Error codes: <a href="/docs/api/errors">/docs/api/errors</a> &middot; Workspace API: <a href="/docs">/docs</a> (<a href="/openapi.json">/openapi.json</a>) &middot; Operator API: <a href="/docs/admin">/docs/admin</a> (<a href="/admin/openapi.json">/admin/openapi.json</a>) &middot; MCP endpoint: <code>/mcp</code></p>
 <div id="reference"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '${specUrl}', dom_id: '#reference', deepLinking: true });</script>
+<script>window.ui = SwaggerUIBundle({ url: '${specUrl}', dom_id: '#reference', deepLinking: true, filter: true, docExpansion: 'none' });</script>
 </body>
 </html>`;
 }
