@@ -18,7 +18,7 @@ export function hasBillingLimits(workspace: Workspace): boolean {
 /**
  * Stage "billing": 402 billing_paused when prepaid credit is used up or does not cover the operation's
  * declared units, or the month's cap is reached or would be passed by them; 403 billing_limit_exceeded
- * when a create would pass the workspace's entitlement for that record type. Units a handler reports for
+ * when a create would pass the workspace's entitlement for that record type (or the type's default cap). Units a handler reports for
  * its work beyond the declared ones are known only afterwards: that call still commits, and the next is
  * paused. An unbilled call (a public site key's) consumes no credit, so it cannot pause the workspace's
  * API keys; while they are paused it is refused with 429 rate_limited (a browser retries it later).
@@ -41,12 +41,18 @@ export async function checkBilling(
       retry_after_seconds: PAUSED_RETRY_SECONDS,
     });
   }
-  const maximum = creates ? workspace.entitlements[creates.type] : undefined;
-  if (creates && maximum !== undefined && maximum !== null) {
+  const entitled = creates ? workspace.entitlements[creates.type] : undefined;
+  const maximum = entitled ?? creates?.defaultMaximum;
+  if (creates && maximum !== undefined) {
     const count = await countRecords(db, workspace.id, creates);
     if (count >= maximum) {
+      const live = creates.defaultMaximum !== undefined;
       throw fail('billing_limit_exceeded', {
-        message: `The workspace may hold at most ${maximum} ${creates.type} records.`,
+        message:
+          `The workspace may hold at most ${maximum} ${live ? 'live ' : ''}${creates.type} records` +
+          (live
+            ? ` (${entitled == null ? 'the default cap' : "the operator's entitlement"}): archive one, or ask the operator to raise the entitlement ${creates.type}.`
+            : '.'),
       });
     }
   }
