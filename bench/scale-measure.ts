@@ -161,10 +161,15 @@ export interface LoopTiming {
   samples: number;
 }
 
-export async function loopFor(seconds: number, call: (i: number) => Promise<void>): Promise<LoopTiming> {
+/** `call` one request after another for `seconds`, or until `stop` says so (checked before each request). */
+export async function loopFor(
+  seconds: number,
+  call: (i: number) => Promise<void>,
+  stop: () => boolean = () => false,
+): Promise<LoopTiming> {
   const times: number[] = [];
   const until = Date.now() + seconds * 1000;
-  while (Date.now() < until) {
+  while (Date.now() < until && !stop()) {
     const begun = performance.now();
     await call(times.length);
     times.push(performance.now() - begun);

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { TransactionRunner } from '../db/group-commit.ts';
 import { reusableQuery } from '../db/reusable-query.ts';
 import type { DB, WorkspacesTable } from '../db/tables.ts';
 import { fail } from './errors.ts';
@@ -44,6 +45,12 @@ export interface BrowserAccess {
   authenticate(db: Kysely<DB>, key: string, origin: string | undefined, now: Date): Promise<Principal>;
   /** Whether a browser at origin may call with the key (the CORS preflight). */
   allowsOrigin(db: Kysely<DB>, key: string, origin: string, now: Date): Promise<boolean>;
+  /**
+   * Stage "rate limit" of a call with the key, in place of the workspace's limit (which a key anyone can copy
+   * must never use up): counts the call toward the key's own limits, committed whatever becomes of the call,
+   * and throws rate_limited when it would pass them.
+   */
+  admit(transaction: TransactionRunner, principal: Principal, input: unknown, now: Date): Promise<void>;
 }
 
 export function toWorkspace(row: WorkspacesTable): Workspace {

@@ -18,9 +18,10 @@ export function hasBillingLimits(workspace: Workspace): boolean {
 /**
  * Stage "billing": 402 billing_paused when prepaid credit is used up or does not cover the operation's
  * declared units, or the month's cap is reached or would be passed by them; 403 billing_limit_exceeded
- * when a create would pass the workspace's entitlement for that record type. Units a handler reports for
+ * when a create would pass the workspace's entitlement for that record type (or the type's default cap). Units a handler reports for
  * its work beyond the declared ones are known only afterwards: that call still commits, and the next is
- * paused.
+ * paused. An unbilled call (a public site key's) consumes no credit, so it cannot pause the workspace's
+ * API keys; while they are paused it is refused with 429 rate_limited (a browser retries it later).
  */
 export async function checkBilling(
   db: Kysely<DB>,
@@ -28,7 +29,39 @@ export async function checkBilling(
   now: Date,
   creates: RecordType | undefined,
   units = 1,
+  payer: 'billed' | 'unbilled' = 'billed',
 ): Promise<void> {
+  try {
+    await checkPaused(db, workspace, now, units);
+  } catch (error) {
+    if (payer === 'billed') throw error;
+    throw fail('rate_limited', {
+      message:
+        "The workspace's billing is paused: its sites take no events until the operator adds credit or raises the cap.",
+      retry_after_seconds: PAUSED_RETRY_SECONDS,
+    });
+  }
+  const entitled = creates ? workspace.entitlements[creates.type] : undefined;
+  const maximum = entitled ?? creates?.defaultMaximum;
+  if (creates && maximum !== undefined) {
+    const count = await countRecords(db, workspace.id, creates);
+    if (count >= maximum) {
+      const live = creates.defaultMaximum !== undefined;
+      throw fail('billing_limit_exceeded', {
+        message:
+          `The workspace may hold at most ${maximum} ${live ? 'live ' : ''}${creates.type} records` +
+          (live
+            ? ` (${entitled == null ? 'the default cap' : "the operator's entitlement"}): archive one, or ask the operator to raise the entitlement ${creates.type}.`
+            : '.'),
+      });
+    }
+  }
+}
+
+/** How long a site's browsers wait before retrying while billing is paused. */
+const PAUSED_RETRY_SECONDS = 60;
+
+async function checkPaused(db: Kysely<DB>, workspace: Workspace, now: Date, units: number): Promise<void> {
   const credit = workspace.creditUnits;
   if (credit !== null && (credit <= 0 || credit < units)) {
     throw fail('billing_paused', {
@@ -43,15 +76,6 @@ export async function checkBilling(
     if (used >= workspace.monthlyCapUnits || used + units > workspace.monthlyCapUnits) {
       throw fail('billing_paused', {
         message: "This month's usage cap is reached; the operator must raise it.",
-      });
-    }
-  }
-  const maximum = creates ? workspace.entitlements[creates.type] : undefined;
-  if (creates && maximum !== undefined && maximum !== null) {
-    const count = await countRecords(db, workspace.id, creates);
-    if (count >= maximum) {
-      throw fail('billing_limit_exceeded', {
-        message: `The workspace may hold at most ${maximum} ${creates.type} records.`,
       });
     }
   }

@@ -31,10 +31,11 @@ const KINDS = { rest: 'api_request', mcp: 'mcp_tool_call', worker: 'worker_call'
 
 /**
  * The call event of a pipeline call: its units (the operation's, or what its handler reported for the
- * work), billed unless it failed; a worker call names the run that caused it.
+ * work), billed unless it failed or came with a public key (a site's: metered, never billed to the
+ * workspace's credit or cap); a worker call names the run that caused it.
  */
 export function callEventRow(
-  call: Pick<Call, 'surface' | 'requestId' | 'route' | 'method' | 'onBehalfOf'>,
+  call: Pick<Call, 'surface' | 'requestId' | 'route' | 'method' | 'onBehalfOf' | 'publicKey'>,
   principal: Principal,
   outcome: { occurredAt: string; status: number; error?: string; started: number; units: number },
 ): CallEventsTable {
@@ -52,7 +53,7 @@ export function callEventRow(
     error_code: outcome.error ?? null,
     duration_ms: Math.round(performance.now() - outcome.started),
     units: outcome.units,
-    billed_units: outcome.error ? 0 : outcome.units,
+    billed_units: outcome.error || call.publicKey ? 0 : outcome.units,
     caused_by: call.onBehalfOf?.causedBy ?? null,
   };
 }

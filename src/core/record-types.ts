@@ -22,6 +22,12 @@ export interface RecordType<S extends TObject = TObject> {
   /** Column that hides a record from reads when set (archived_at). */
   hiddenWhen?: string;
   /**
+   * The most records of the type a workspace may hold while the operator has set no entitlement for it (an
+   * entitlement replaces the default, up or down). Such a cap counts live records: those hiddenWhen hides
+   * (archived) free their slot. Types without it are unlimited until an entitlement, which counts every row.
+   */
+  defaultMaximum?: number;
+  /**
    * Reads the row toResource maps when the resource needs more than its table's row (an Analytics Site
    * shows its keys, kept in a table of their own). Default: the table's row with this ID. hiddenWhen
    * applies to what it returns. publicUrl is the service's (WOS_PUBLIC_URL), for links it signs (an export's
@@ -70,15 +76,18 @@ export async function loadRecord(
   return row ? (recordType.toResource(row, { now }) as Record<string, unknown>) : undefined;
 }
 
+/** The records an entitlement counts: every row, or the live ones for a type with a default cap. */
 export async function countRecords(
   db: Kysely<DB>,
   workspaceId: string,
   recordType: RecordType,
 ): Promise<number> {
-  const row = await db
+  let query = db
     .selectFrom(recordType.table as 'contacts')
     .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirstOrThrow();
+    .where('workspace_id', '=', workspaceId);
+  if (recordType.defaultMaximum !== undefined && recordType.hiddenWhen)
+    query = query.where(recordType.hiddenWhen as 'id', 'is', null);
+  const row = await query.executeTakeFirstOrThrow();
   return Number(row.count);
 }

@@ -93,17 +93,20 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       });
     }
 
-    // 6. rate limit: a call costs its declared usage units, known before it runs
-    if (workspace.rateLimitPerMinute !== null) {
+    // 6. rate limit: a call costs its declared usage units, known before it runs. A public key (a site's,
+    // in web pages anyone can copy) counts toward its own limits instead, never the workspace's.
+    if (publicKey)
+      await publicKey.access.admit(deps.database.transaction, principal, call.input, deps.clock.now());
+    else if (workspace.rateLimitPerMinute !== null) {
       const outcome = await deps.rateLimiter.consume(workspace.id, workspace.rateLimitPerMinute, op.units);
       Object.assign(headers, rateLimitHeaders(outcome));
       if (!outcome.allowed) throw fail('rate_limited', { retry_after_seconds: outcome.resetSeconds });
     }
 
-    // 7. billing
+    // 7. billing (a public key's calls are metered but consume no credit: refused while billing is paused)
     const now = deps.clock.now();
     const creates = op.creates ? deps.registry.recordTypes.get(op.creates) : undefined;
-    await checkBilling(db, workspace, now, creates, op.units);
+    await checkBilling(db, workspace, now, creates, op.units, publicKey ? 'unbilled' : 'billed');
 
     // 8. validate
     if (call.input === MALFORMED_JSON) {
@@ -193,7 +196,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         outboxRow(workspace.id, call.requestId, nowIso, e),
       );
       const units = callUnits(op, result);
-      await consumeUnits(trx, workspace, units, now);
+      if (!publicKey) await consumeUnits(trx, workspace, units, now);
       // Consumers (webhooks, notification rules) get the outbox events from the relay after the commit.
       // The transaction's last statement: on PostgreSQL its COMMIT goes with it, so nothing may follow.
       await insertWriteEffects(trx, {
@@ -207,7 +210,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     const recordBilledCall = (status: number, units: number) =>
       deps.database.transaction(async (trx) => {
-        await consumeUnits(trx, workspace, units, now);
+        if (!publicKey) await consumeUnits(trx, workspace, units, now);
         await insertCallEvent(trx, callEvent(status, units));
       });
 

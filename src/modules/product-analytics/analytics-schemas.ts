@@ -20,6 +20,9 @@ const context = (example: string, description: string) =>
   Type.Optional(Type.String({ minLength: 1, maxLength: 2000, examples: [example], description }));
 
 /** One application event as a client sends it. */
+/** The most events one ingest call may send. */
+export const MAX_BATCH = 1000;
+
 export const AppEventInput = Strict({
   app: key('shop', 'Developer-defined grouping key of the sending application.'),
   event_name: Type.String({

@@ -248,25 +248,32 @@ const keyOf = (r: { app: string; object_type: string; object_id: string; day: st
   day: r.day,
 });
 
-/** Adds `events` to a site's counter of one bucket and returns the new total. */
+/**
+ * Adds `events` to a site's counter of one bucket unless the total would pass `limit`: the new total, or
+ * undefined when nothing was added (the upsert's guard keeps racing calls from passing it together).
+ */
 export async function countSiteEvents(
   db: Kysely<DB>,
   workspaceId: string,
   siteId: string,
   bucket: string,
   events: number,
-): Promise<number> {
+  limit: number,
+): Promise<number | undefined> {
+  if (events > limit) return undefined;
+  const total = sql<number>`analytics_site_counters.events + excluded.events`;
   const row = await db
     .insertInto('analytics_site_counters')
     .values({ workspace_id: workspaceId, site_id: siteId, bucket, events })
     .onConflict((oc) =>
-      oc.columns(['workspace_id', 'site_id', 'bucket']).doUpdateSet({
-        events: sql`analytics_site_counters.events + excluded.events`,
-      }),
+      oc
+        .columns(['workspace_id', 'site_id', 'bucket'])
+        .doUpdateSet({ events: total })
+        .where(total, '<=', limit),
     )
     .returning('events')
-    .executeTakeFirstOrThrow();
-  return Number(row.events);
+    .executeTakeFirst();
+  return row ? Number(row.events) : undefined;
 }
 
 export interface IngestSettings {

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../core/define-operation.ts';
-import { type FieldError, fail, validationFailed } from '../../core/errors.ts';
+import { type FieldError, validationFailed } from '../../core/errors.ts';
 import { Strict } from '../../core/schema.ts';
 import { findRow } from '../../db/find-row.ts';
 import { checkEvents } from '../analytics-governance/event-checker.ts';
-import { AppEventInput, IngestResultSchema } from './analytics-schemas.ts';
-import type { AnalyticsSitesTable } from './analytics-tables.ts';
+import { AppEventInput, IngestResultSchema, MAX_BATCH } from './analytics-schemas.ts';
 import {
   type AppEvent,
   actorsOf,
@@ -22,14 +21,11 @@ import {
   addRollups,
   awaitAggregateTurn,
   claimEventIds,
-  countSiteEvents,
   ingestSettings,
   insertAppEvents,
 } from './app-event-store.ts';
 import { markLateRollups } from './object-window-store.ts';
 import { siteAccess } from './site-access.ts';
-
-export const MAX_BATCH = 1000;
 
 interface Rejection {
   index: number;
@@ -40,34 +36,6 @@ interface Rejection {
 function eventIdOf(event: unknown): string | null {
   const id = (event as { event_id?: unknown } | null)?.event_id;
   return typeof id === 'string' ? id : null;
-}
-
-/** Counts a batch against the site's per-minute limit and daily quota; over either, nothing is stored. */
-async function countAgainstSite(
-  ctx: Parameters<typeof ingestAppEvents.handler>[0],
-  site: AnalyticsSitesTable,
-  events: number,
-): Promise<void> {
-  const now = new Date(ctx.now);
-  const windows = [
-    {
-      bucket: `minute:${ctx.now.slice(0, 16)}`,
-      limit: Number(site.events_per_minute),
-      what: 'per-minute limit',
-    },
-    { bucket: `day:${ctx.now.slice(0, 10)}`, limit: Number(site.daily_quota), what: 'daily quota' },
-  ];
-  for (const window of windows) {
-    const total = await countSiteEvents(ctx.db, ctx.workspaceId, site.id, window.bucket, events);
-    if (total <= window.limit) continue;
-    const ends = window.bucket.startsWith('minute')
-      ? Math.ceil(now.getTime() / 60_000) * 60_000
-      : Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    throw fail('rate_limited', {
-      message: `The site's ${window.what} (${window.limit} events) is reached; retry after retry_after_seconds.`,
-      retry_after_seconds: Math.max(1, Math.ceil((ends - now.getTime()) / 1000)),
-    });
-  }
 }
 
 export const ingestAppEvents = defineOperation({
@@ -177,7 +145,6 @@ export const ingestAppEvents = defineOperation({
       ),
     );
     const fresh = first.filter(({ event }) => event.event_id === undefined || claimed.has(event.event_id));
-    if (site && fresh.length) await countAgainstSite(ctx, site, fresh.length);
 
     const source = {
       workspaceId: ctx.workspaceId,

@@ -50,7 +50,8 @@ export const updateWorkspaceBody = Type.Object(
     ),
     entitlements: Type.Optional(
       MapOf(nullableCount, {
-        description: 'Record type -> maximum count; null removes the limit.',
+        description:
+          'Record type -> maximum count; null removes the limit (a type with a default cap, bi_scheduled_artifact: 200 live, returns to it).',
         examples: [{ contact: 1000 }],
       }),
     ),

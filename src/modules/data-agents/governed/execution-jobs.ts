@@ -89,6 +89,7 @@ export const createExecutionJob = defineOperation({
       max_attempts: input.max_attempts ?? 3,
       progress: null,
       worker_id: null,
+      worker_credential_id: null,
       lease_expires_at: null,
       run_id: null,
       log_count: 0,

@@ -16,6 +16,7 @@ import {
   findPlane,
   insertPlane,
   listPlanes,
+  liveCredentialIds,
   toPlane,
   updatePlaneRow,
 } from './plane-store.ts';
@@ -76,6 +77,25 @@ const leaseInput = Type.Integer({
   description: `Seconds a claim lasts without a report (default ${DEFAULT_LEASE_SECONDS}).`,
 });
 const planeIdInput = Type.String({ minLength: 1, maxLength: 255 });
+const workersInput = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+  minItems: 1,
+  maxItems: 50,
+  uniqueItems: true,
+  description:
+    'IDs of the credentials (API keys, MCP tokens of this workspace) allowed to claim its jobs; only the one that claimed a job reports on it. Default: the calling credential.',
+});
+
+/** Every ID must be a live credential of this workspace (another workspace's is refused the same way). */
+async function checkWorkers(ctx: OperationContext, ids: string[] | undefined) {
+  if (!ids) return;
+  const live = await liveCredentialIds(ctx.db, ctx.workspaceId, ids);
+  const errors = ids.flatMap((id, index) =>
+    live.has(id)
+      ? []
+      : [{ field: `worker_credential_ids[${index}]`, message: 'is not a live credential of this workspace' }],
+  );
+  if (errors.length) throw validationFailed(errors);
+}
 
 export const createExecutionPlane = defineOperation({
   name: 'create_data_agent_execution_plane',
@@ -85,18 +105,22 @@ export const createExecutionPlane = defineOperation({
   creates: 'data_agent_execution_plane',
   summary: 'Register an external execution plane',
   description:
-    'Registers an external execution plane: a place outside the service where workers claim queued execution jobs (update_data_agent_execution_job) and report logs and output. Give the job types it accepts and non-secret settings. The native plane (the service itself) exists already, created on first use. Emits data_agent_execution_plane.created.',
+    'Registers an external execution plane: a place outside the service where workers claim queued execution jobs (update_data_agent_execution_job) and report logs and output. Give the job types it accepts, non-secret settings and the credentials of its workers (worker_credential_ids, default the calling credential): only they claim its jobs. The native plane (the service itself) exists already, created on first use. Emits data_agent_execution_plane.created.',
   input: Strict({
     name: Type.String({ minLength: 1, maxLength: 200 }),
     kind: Type.Optional(Enum(['external'] as const, { description: 'Only external planes are registered.' })),
     capabilities: capabilitiesInput,
     config: Type.Optional(configInput()),
     lease_seconds: Type.Optional(leaseInput),
+    worker_credential_ids: Type.Optional(workersInput),
   }),
   rest: { method: 'POST', path: '/v1/data-agents/execution-planes' },
   responseKey: 'execution_plane',
   handler: async (ctx, input) => {
     checkConfig(input.config);
+    await checkWorkers(ctx, input.worker_credential_ids);
+    const caller = ctx.actor.credentialId ?? ctx.actor.onBehalfOf;
+    const workers = input.worker_credential_ids ?? (caller ? [caller] : []);
     await nativePlane(ctx);
     const row: DataAgentExecutionPlanesTable = {
       workspace_id: ctx.workspaceId,
@@ -107,6 +131,7 @@ export const createExecutionPlane = defineOperation({
       capabilities: JSON.stringify(input.capabilities),
       config: JSON.stringify(input.config ?? {}),
       lease_seconds: input.lease_seconds ?? DEFAULT_LEASE_SECONDS,
+      worker_credential_ids: JSON.stringify(workers),
       builtin: null,
       created_at: ctx.now,
       updated_at: ctx.now,
@@ -156,7 +181,14 @@ export const listExecutionPlanes = defineOperation({
   },
 });
 
-const PLANE_FIELDS = ['name', 'status', 'capabilities', 'config', 'lease_seconds'] as const;
+const PLANE_FIELDS = [
+  'name',
+  'status',
+  'capabilities',
+  'config',
+  'lease_seconds',
+  'worker_credential_ids',
+] as const;
 
 export const updateExecutionPlane = defineOperation({
   name: 'update_data_agent_execution_plane',
@@ -165,7 +197,7 @@ export const updateExecutionPlane = defineOperation({
   kind: 'update',
   summary: 'Change an execution plane',
   description:
-    "Changes a plane's name, status (active, inactive: takes no new dispatches, degraded: still dispatched, flagged), accepted job types, settings (replaced whole) or lease. The native plane keeps its kind, status and job types (only its name changes). Emits data_agent_execution_plane.updated.",
+    "Changes a plane's name, status (active, inactive: takes no new dispatches and its queued jobs cannot be claimed, degraded: still dispatched, flagged), accepted job types, settings (replaced whole), lease or worker_credential_ids (replaced whole). The native plane keeps its kind, status, job types and workers (only its name changes). Emits data_agent_execution_plane.updated.",
   input: Strict({
     execution_plane_id: planeIdInput,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -173,6 +205,7 @@ export const updateExecutionPlane = defineOperation({
     capabilities: Type.Optional(capabilitiesInput),
     config: Type.Optional(configInput()),
     lease_seconds: Type.Optional(leaseInput),
+    worker_credential_ids: Type.Optional(workersInput),
   }),
   rest: { method: 'PATCH', path: '/v1/data-agents/execution-planes/{execution_plane_id}' },
   responseKey: 'execution_plane',
@@ -182,7 +215,7 @@ export const updateExecutionPlane = defineOperation({
     const row = await findPlane(ctx.db, ctx.workspaceId, input.execution_plane_id);
     if (!row) throw notFound('execution plane');
     if (row.builtin) {
-      const fixed = (['status', 'capabilities', 'config', 'lease_seconds'] as const).filter(
+      const fixed = PLANE_FIELDS.filter((field) => field !== 'name').filter(
         (field) => input[field] !== undefined,
       );
       if (fixed.length) {
@@ -191,12 +224,14 @@ export const updateExecutionPlane = defineOperation({
         );
       }
     }
+    await checkWorkers(ctx, input.worker_credential_ids);
     const { changes, changed } = diffFields(
       row,
       {
         ...input,
         capabilities: input.capabilities && JSON.stringify(input.capabilities),
         config: input.config && JSON.stringify(input.config),
+        worker_credential_ids: input.worker_credential_ids && JSON.stringify(input.worker_credential_ids),
       },
       PLANE_FIELDS,
     );

@@ -2,6 +2,7 @@ import type { ModuleParts } from '../../../core/module.ts';
 import * as jobs from '../migrations/0019-data-agents-jobs.ts';
 import * as records from '../migrations/0020-data-agents-records.ts';
 import * as versions from '../migrations/0025-data-agents-versions.ts';
+import * as planeWorkers from '../migrations/0029-data-agents-plane-workers.ts';
 import { approveDecision } from './decision-approval.ts';
 import { createDecision, decisionRecord, listDecisionsOperation, updateDecision } from './decisions.ts';
 import type { GovernedTables } from './governed-tables.ts';
@@ -37,6 +38,7 @@ export const governedParts: ModuleParts<GovernedTables> = {
     '0019-data-agents-jobs': jobs,
     '0020-data-agents-records': records,
     '0025-data-agents-versions': versions,
+    '0029-data-agents-plane-workers': planeWorkers,
   },
   operations: [
     ...jobParts.operations,

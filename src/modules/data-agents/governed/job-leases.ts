@@ -24,6 +24,7 @@ export const executionLeaseSweep: PeriodicTask = {
         const changes: Partial<DataAgentExecutionJobsTable> = {
           ...moveColumns(job, to, now),
           worker_id: null,
+          worker_credential_id: null,
           lease_expires_at: null,
           error_code: 'lease_expired',
           error_message: message,

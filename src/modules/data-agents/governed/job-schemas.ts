@@ -97,6 +97,10 @@ export const ExecutionPlaneSchema = Resource('DataAgentExecutionPlane', {
     examples: [300],
     description: 'How long a claim lasts without a report before the job is failed or re-queued.',
   }),
+  worker_credential_ids: Type.Array(RecordId('key'), {
+    description:
+      'The credentials (API keys, MCP tokens) allowed to claim its jobs; only the one that claimed a job reports on it. Empty on the native plane.',
+  }),
   builtin: Type.Boolean({ description: "True on the workspace's own native plane, created on first use." }),
   ...timestamps,
 });
@@ -133,6 +137,10 @@ export const ExecutionJobSchema = Resource('DataAgentExecutionJob', {
   max_attempts: Type.Integer({ examples: [3] }),
   progress: Nullable(Type.Integer({ minimum: 0, maximum: 100, examples: [40] })),
   worker_id: NullableText('worker-7', 'The external worker that claimed the job.'),
+  worker_credential_id: NullableText(
+    'key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V',
+    'The credential that claimed the job: only it may report on the claim.',
+  ),
   lease_expires_at: NullableTimestamp('The claim ends then unless the worker reports again.'),
   run_id: NullableText('run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V', "The native plane's run of the job."),
   log_count: Type.Integer({ examples: [12] }),

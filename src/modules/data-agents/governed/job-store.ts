@@ -28,6 +28,7 @@ export function toJob(row: DataAgentExecutionJobsTable): ExecutionJob {
     max_attempts: row.max_attempts,
     progress: row.progress,
     worker_id: row.worker_id,
+    worker_credential_id: row.worker_credential_id,
     lease_expires_at: row.lease_expires_at,
     run_id: row.run_id,
     log_count: row.log_count,

@@ -14,6 +14,8 @@ export interface DataAgentExecutionPlanesTable {
   /** JSON object of non-secret settings. */
   config: string;
   lease_seconds: number;
+  /** JSON array of the credential IDs allowed to claim and report on the plane's jobs ([] on the native). */
+  worker_credential_ids: string;
   /** 'native' on the workspace's own plane (unique per workspace), else null. */
   builtin: string | null;
   created_at: string;
@@ -38,6 +40,8 @@ export interface DataAgentExecutionJobsTable {
   max_attempts: number;
   progress: number | null;
   worker_id: string | null;
+  /** The credential that claimed the job: only it reports on the claim (null before a claim). */
+  worker_credential_id: string | null;
   lease_expires_at: string | null;
   /** The native plane's run (runs table) of the current attempt. */
   run_id: string | null;

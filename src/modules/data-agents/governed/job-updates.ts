@@ -14,7 +14,7 @@ import { checkJobInput } from './job-inputs.ts';
 import { cancelNativeRun, jobOutputJson, recordJobEdges } from './job-outputs.ts';
 import { type JobType, LOG_LEVELS } from './job-schemas.ts';
 import { findJob, insertLogLines, MAX_LOG_LINES, MAX_LOG_MESSAGE, toJob } from './job-store.ts';
-import type { DataAgentExecutionJobsTable } from './job-tables.ts';
+import type { DataAgentExecutionJobsTable, DataAgentExecutionPlanesTable } from './job-tables.ts';
 import { applyMove, assertMove, illegalMove, recordMove } from './job-transitions.ts';
 import { checkNodes, nodeRefInput } from './lineage-nodes.ts';
 import { findPlane } from './plane-store.ts';
@@ -136,6 +136,42 @@ async function editDraft(
   return { body: { execution_job: toJob(after) } };
 }
 
+const callerCredential = (ctx: OperationContext) => ctx.actor.credentialId ?? ctx.actor.onBehalfOf ?? null;
+
+/**
+ * A claim needs an active plane (409 while inactive) and a credential the plane lists (403); a report on a
+ * claim needs the credential that claimed it (403). A job claimed before claims recorded their credential
+ * (worker_credential_id null) is reported on by its worker_id alone.
+ */
+function checkWorkerCredential(
+  ctx: OperationContext,
+  plane: DataAgentExecutionPlanesTable | undefined,
+  row: DataAgentExecutionJobsTable,
+  claiming: boolean,
+) {
+  const credential = callerCredential(ctx);
+  if (claiming) {
+    if (plane?.status === 'inactive') {
+      throw fail('conflict', {
+        message:
+          'The execution plane is inactive: its queued jobs cannot be claimed until it is active again.',
+      });
+    }
+    const workers = JSON.parse(plane?.worker_credential_ids ?? '[]') as string[];
+    if (!credential || !workers.includes(credential)) {
+      throw fail('credential_not_allowed', {
+        message:
+          "This credential is not one of the execution plane's workers (worker_credential_ids): it cannot claim the plane's jobs.",
+      });
+    }
+  } else if (row.worker_credential_id !== null && row.worker_credential_id !== credential) {
+    throw fail('credential_not_allowed', {
+      message:
+        'Another credential claimed the execution job: only the credential that claimed it reports on it.',
+    });
+  }
+}
+
 async function workerReport(
   ctx: OperationContext,
   row: DataAgentExecutionJobsTable,
@@ -159,6 +195,7 @@ async function workerReport(
     );
   }
   if (!claiming && row.status !== 'running') throw illegalMove(row.status, to);
+  checkWorkerCredential(ctx, plane, row, claiming);
   if (!claiming && row.worker_id !== input.worker_id) {
     throw fail('conflict', {
       message: `The execution job is running, claimed by another worker (${row.worker_id}); only it may report.`,
@@ -196,7 +233,13 @@ async function workerReport(
       ? { lease_expires_at: new Date(ctx.clock.now().getTime() + leaseSeconds * 1000).toISOString() }
       : {}),
     ...(claiming
-      ? { worker_id: input.worker_id, attempts: row.attempts + 1, error_code: null, error_message: null }
+      ? {
+          worker_id: input.worker_id,
+          worker_credential_id: callerCredential(ctx),
+          attempts: row.attempts + 1,
+          error_code: null,
+          error_message: null,
+        }
       : {}),
     ...(target === 'completed' || target === 'needs_review' ? { progress: 100 } : {}),
   };

@@ -21,6 +21,7 @@ export function toPlane(row: DataAgentExecutionPlanesTable): ExecutionPlane {
     capabilities: JSON.parse(row.capabilities),
     config: JSON.parse(row.config),
     lease_seconds: row.lease_seconds,
+    worker_credential_ids: JSON.parse(row.worker_credential_ids),
     builtin: row.builtin !== null,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -68,6 +69,7 @@ export async function ensureNativePlane(
     capabilities: JSON.stringify(JOB_TYPES),
     config: '{}',
     lease_seconds: DEFAULT_LEASE_SECONDS,
+    worker_credential_ids: '[]',
     builtin: 'native',
     created_at: now,
     updated_at: now,
@@ -95,4 +97,21 @@ export async function listPlanes(
   if (filters.status) query = query.where('status', '=', filters.status);
   const result = await fetchPage(query, page);
   return { ...result, items: result.items.map(toPlane) };
+}
+
+/** Of these IDs, those of live (unrevoked) credentials of the workspace. */
+export async function liveCredentialIds(
+  db: Kysely<DB>,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('credentials')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return new Set(rows.map((row) => row.id));
 }

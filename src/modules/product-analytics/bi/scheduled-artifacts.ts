@@ -37,6 +37,8 @@ import type { BiScheduledArtifactsTable, ScheduleStatus, ScheduleTargetType } fr
 import { SCHEDULE_TARGETS } from './schedule-targets.ts';
 
 const RECORD = 'bi_scheduled_artifact';
+/** Live schedules a workspace may hold unless the operator's entitlement bi_scheduled_artifact says otherwise. */
+export const DEFAULT_SCHEDULE_CAP = 200;
 
 export const scheduledArtifactRecord = defineRecordType({
   type: RECORD,
@@ -46,6 +48,8 @@ export const scheduledArtifactRecord = defineRecordType({
   key: 'scheduled_artifact',
   readScope: 'bi:read',
   hiddenWhen: 'archived_at',
+  // Every live schedule is work the scheduler does for the workspace each period: capped by default.
+  defaultMaximum: DEFAULT_SCHEDULE_CAP,
   load: (db, workspaceId, id) => findSchedule(db, workspaceId, id),
   schema: ScheduledArtifactSchema,
   toResource: toScheduledArtifact,
@@ -84,7 +88,9 @@ export const createScheduledArtifact = defineOperation({
     'Schedules a saved query (target {type: query, id}) to refresh hourly (at minute), daily (hour, minute), ' +
     'weekly (weekday, hour, minute) or monthly (day_of_month 1-31 or last, hour, minute) in an IANA ' +
     'timezone (default UTC). Each occurrence starts one BI run (trigger schedule) on behalf of the calling ' +
-    'credential: revoking it makes later runs fail with the reason. Answers the schedule with next_run_at.',
+    'credential: revoking it makes later runs fail with the reason. Answers the schedule with next_run_at. ' +
+    'A workspace holds at most 200 live schedules unless the operator sets the entitlement ' +
+    'bi_scheduled_artifact (billing_limit_exceeded: archive one first).',
   input: Strict({
     name,
     target: TargetInput,
