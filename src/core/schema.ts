@@ -190,13 +190,15 @@ export function nestedTooDeep(value: unknown, limit = MAX_NESTING, path = ''): s
   while (stack.length) {
     const { node, depth, at, steps } = stack.pop()!;
     if (depth > limit) return at || '(body)';
+    // Only the first steps are spelled out: deeper children keep their parent's path.
     const named = steps < NAMED_STEPS;
-    const visit = (child: unknown, step: string) => {
-      if (typeof child === 'object' && child !== null)
-        stack.push({ node: child, depth: depth + 1, at: named ? step : at, steps: steps + 1 });
+    const visit = (child: unknown, key: string | number) => {
+      if (typeof child !== 'object' || child === null) return;
+      const step = !named ? at : typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+      stack.push({ node: child, depth: depth + 1, at: step, steps: steps + 1 });
     };
-    if (Array.isArray(node)) node.forEach((child, i) => visit(child, `${at}[${i}]`));
-    else for (const key in node) visit((node as Record<string, unknown>)[key], at ? `${at}.${key}` : key);
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node[i], i);
+    else for (const key in node) visit((node as Record<string, unknown>)[key], key);
   }
   return undefined;
 }
