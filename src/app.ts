@@ -226,6 +226,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // itself). Without it no route but ingest sends CORS headers.
   if (config.corsOrigins.length) {
     app.addHook('onRequest', async (request, reply) => {
+      // The entries are stored as browsers serialize origins (originList), so only such a header equals one.
       const origin = request.headers.origin;
       if (!origin || !config.corsOrigins.includes(origin) || !request.url.startsWith('/v1/')) return;
       reply.headers({

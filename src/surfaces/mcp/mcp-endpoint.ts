@@ -7,6 +7,7 @@ import type { PipelineDeps } from '../../core/call.ts';
 import { isModuleName, MODULES } from '../../core/catalogue.ts';
 import { fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
 import { MALFORMED_JSON, MCP_ENVELOPE_LEVELS, RefusedBody } from '../../core/json-body.ts';
+import { parseOrigin } from '../../core/origins.ts';
 import { runOperation } from '../../core/run-operation.ts';
 import { MAX_NESTING, nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
@@ -55,18 +56,15 @@ function moduleFilterOf(param: unknown): Set<string> | undefined {
   return new Set(names);
 }
 
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const { hostname } = new URL(origin);
-    return (
-      hostname === 'localhost' ||
-      hostname === '127.0.0.1' ||
-      hostname === '[::1]' ||
-      hostname.endsWith('.localhost')
-    );
-  } catch {
-    return false;
-  }
+/** A loopback origin exactly as browsers send it (a path, user info or padded port is not one). */
+function isLoopbackOrigin(header: string): boolean {
+  const hostname = parseOrigin(header)?.hostname;
+  return (
+    hostname === 'localhost' ||
+    hostname === '127.0.0.1' ||
+    hostname === '[::1]' ||
+    hostname?.endsWith('.localhost') === true
+  );
 }
 
 function toolResult(body: Record<string, unknown>, isError: boolean) {
