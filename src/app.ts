@@ -1,13 +1,19 @@
 // Builds the Fastify application without listening, so tests can inject requests or listen themselves.
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createAuthThrottle } from './core/auth-throttle.ts';
-import { MALFORMED_JSON, type PipelineDeps } from './core/call.ts';
+import type { PipelineDeps } from './core/call.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { fail, ServiceError, validationFailed } from './core/errors.ts';
 import { newId } from './core/ids.ts';
+import { type BodyNestingConfig, readJsonBody } from './core/json-body.ts';
 import { outboxMetrics } from './core/outbox-metrics.ts';
 import { createOutboxRelay } from './core/outbox-relay.ts';
 import { createPrincipalCache, createSqlitePrincipalCache } from './core/principal-cache.ts';
@@ -155,19 +161,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     }
   });
 
-  // JSON bodies are parsed here but judged later: a malformed body fails at the pipeline's validate stage,
-  // after authentication, as validation_failed.
+  // JSON bodies are parsed here but judged later: a malformed body, or one nested deeper than its route
+  // allows, fails at the pipeline's validate stage, after authentication, as validation_failed.
   app.removeAllContentTypeParsers();
-  const parseJson = (text: string) => {
-    if (text === '') return undefined;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return MALFORMED_JSON;
-    }
-  };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) =>
-    done(null, parseJson(text as string)),
+  const parseJson = (request: FastifyRequest, text: string) =>
+    readJsonBody(text, (request.routeOptions.config as BodyNestingConfig).bodyNesting);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) =>
+    done(null, parseJson(request, text as string)),
   );
 
   // JSON sent as text/plain (navigator.sendBeacon cannot choose its type) is read on browser routes only.
@@ -175,7 +175,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     if (!(request.routeOptions.config as { textPlainJson?: boolean }).textPlainJson) {
       return done(fail('unsupported_media_type'), undefined);
     }
-    done(null, parseJson(text as string));
+    done(null, parseJson(request, text as string));
   });
 
   // llhttp decodes chunked bodies only; any other transfer coding would hand the parser undecoded bytes.
@@ -226,6 +226,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // itself). Without it no route but ingest sends CORS headers.
   if (config.corsOrigins.length) {
     app.addHook('onRequest', async (request, reply) => {
+      // The entries are stored as browsers serialize origins (originList), so only such a header equals one.
       const origin = request.headers.origin;
       if (!origin || !config.corsOrigins.includes(origin) || !request.url.startsWith('/v1/')) return;
       reply.headers({

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { originList } from './core/origins.ts';
 
 export interface Config {
   port: number;
@@ -176,10 +177,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     adminToken: adminToken(env.WOS_ADMIN_TOKEN),
     publicUrl: (env.WOS_PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     logLevel: env.WOS_LOG_LEVEL ?? 'info',
-    mcpAllowedOrigins: (env.WOS_MCP_ALLOWED_ORIGINS ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter(Boolean),
+    mcpAllowedOrigins: originList(env.WOS_MCP_ALLOWED_ORIGINS, 'WOS_MCP_ALLOWED_ORIGINS'),
     defaultRateLimitPerMinute: integer(
       env.WOS_DEFAULT_RATE_LIMIT_PER_MINUTE,
       6000,
@@ -201,10 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     callEventRetentionDays:
       integer(env.WOS_CALL_EVENT_RETENTION_DAYS, 400, 'WOS_CALL_EVENT_RETENTION_DAYS') || 400,
     auditRetentionDays: integer(env.WOS_AUDIT_RETENTION_DAYS, 0, 'WOS_AUDIT_RETENTION_DAYS') || null,
-    corsOrigins: (env.WOS_CORS_ORIGINS ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter(Boolean),
+    corsOrigins: originList(env.WOS_CORS_ORIGINS, 'WOS_CORS_ORIGINS'),
     heavyReadTimeoutMs: integer(env.WOS_HEAVY_READ_TIMEOUT_MS, 30_000, 'WOS_HEAVY_READ_TIMEOUT_MS') || 30_000,
     heavyReadPoolSize: Math.max(1, integer(env.WOS_HEAVY_READ_POOL_SIZE, 2, 'WOS_HEAVY_READ_POOL_SIZE')),
     heavyReadsPerWorkspace: Math.max(

@@ -351,6 +351,15 @@ describe('origin rules', () => {
       'https://user@x.com',
       'https://x.com#a',
       'null',
+      'https://shop.example.com/',
+      'https://shop.example.com/path',
+      'https://sh%6Fp.example.com',
+      'https://shop.example.com:08443',
+      'https://shop.example.com:',
+      'https://shop.example.com:0',
+      'http://127.1',
+      'http://[0:0::1]:3000',
+      'https://sho\tp.example.com',
     ]) {
       expect(normalizeOrigin(bad), bad).toHaveProperty('error');
     }
@@ -359,7 +368,20 @@ describe('origin rules', () => {
   it('matches exact scheme, host and port, and wildcard subdomains only', () => {
     const allowed = ['https://shop.example.com', 'http://localhost:5173', 'https://*.example.org'];
     expect(originAllowed(allowed, 'https://shop.example.com')).toBe(true);
-    expect(originAllowed(allowed, 'https://SHOP.example.com:443')).toBe(true);
+    // Only the serialization browsers send matches: never upper case, a default or padded port, a path.
+    for (const unsent of [
+      'https://SHOP.example.com',
+      'https://shop.example.com:443',
+      'https://shop.example.com/',
+      'https://shop.example.com/path',
+      'https://user@shop.example.com',
+      'https://sh%6Fp.example.com',
+      'http://localhost:05173',
+      'https://a.example.org/x',
+      ' https://shop.example.com',
+    ]) {
+      expect(originAllowed(allowed, unsent), unsent).toBe(false);
+    }
     expect(originAllowed(allowed, 'http://shop.example.com')).toBe(false);
     expect(originAllowed(allowed, 'https://shop.example.com:8443')).toBe(false);
     expect(originAllowed(allowed, 'http://localhost:5173')).toBe(true);

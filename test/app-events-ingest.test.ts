@@ -74,7 +74,7 @@ describe('ingest with an API key', () => {
         events: [
           event(1),
           { ...event(2), app: '' },
-          event(3, { event_name: 'nodots' }),
+          event(3, { event_name: 'line\nbreak' }),
           event(4, { occurred_at: '2026-11-21T13:30:00Z' }),
           event(5, { occurred_at: '2026-01-01T00:00:00Z' }),
           event(6, { extra: true }),

@@ -32,9 +32,6 @@ export interface PipelineDeps {
   principals?: PrincipalCache;
 }
 
-/** Marks a JSON body that could not be parsed: it fails at the validate stage, after authentication. */
-export const MALFORMED_JSON = Symbol('malformed-json');
-
 export interface Call {
   surface: 'rest' | 'mcp' | 'worker';
   requestId: string;

@@ -12,19 +12,20 @@ import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db
 import { auditRow } from './audit.ts';
 import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
 import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
-import { type Call, type CallOutcome, MALFORMED_JSON, type PipelineDeps } from './call.ts';
+import type { Call, CallOutcome, PipelineDeps } from './call.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
 import type { Actor, AuditEntry, DomainEvent } from './context.ts';
 import { retryConflicts } from './db-errors.ts';
 import type { OperationResult } from './define-operation.ts';
 import { asServiceError, fail, type ServiceError, validationFailed } from './errors.ts';
 import { claimKey, fingerprint } from './idempotency.ts';
+import { RefusedBody } from './json-body.ts';
 import { type CallScope, operationContext } from './operation-context.ts';
 import { outboxRow } from './outbox.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { replayResult } from './replay.ts';
 import { checkResponse, successStatus } from './response-schema.ts';
-import { assertNoNul, toFieldErrors } from './schema.ts';
+import { assertNesting, assertNoNul, toFieldErrors } from './schema.ts';
 import { insertWriteEffects } from './write-effects.ts';
 
 class DryRunRollback extends Error {
@@ -109,13 +110,11 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     await checkBilling(db, workspace, now, creates, op.units, publicKey ? 'unbilled' : 'billed');
 
     // 8. validate
-    if (call.input === MALFORMED_JSON) {
-      throw validationFailed(
-        [{ field: '(body)', message: 'is not valid JSON' }],
-        'The request body is not valid JSON.',
-      );
-    }
+    if (call.input instanceof RefusedBody) throw validationFailed(call.input.fieldErrors, call.input.message);
     const input = (call.input ?? {}) as Record<string, unknown>;
+    // REST and MCP bodies were held to the nesting limit when parsed; a worker's input (a model's tool
+    // arguments) was not. Both walks below are iterative or bounded by it.
+    assertNesting(input);
     assertNoNul(input);
     const compiled = call.surface === 'rest' && op.restValidators ? op.restValidators() : op.validators();
     const validate = call.coerce ? compiled.coercing : compiled.strict;

@@ -1,6 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { compileSchema, containsNul, fieldPath, nulFieldErrors, Strict, toFieldErrors } from './schema.ts';
+import {
+  compileSchema,
+  containsNul,
+  fieldPath,
+  nestedTooDeep,
+  nulFieldErrors,
+  Strict,
+  toFieldErrors,
+} from './schema.ts';
 
 describe('fieldPath', () => {
   it('turns Ajv instance paths into input paths', () => {
@@ -92,5 +100,23 @@ describe('containsNul and nulFieldErrors', () => {
     ]);
     expect(containsNul('\u0000')).toBe(true);
     expect(containsNul(42)).toBe(false);
+  });
+});
+
+describe('walks that do not recurse', () => {
+  const deep = (levels: number, leaf: unknown) =>
+    JSON.parse(`${'[{"k":'.repeat(levels)}${JSON.stringify(leaf)}${'}]'.repeat(levels)}`);
+
+  it('containsNul reads a value nested 100,000 levels', () => {
+    expect(containsNul(deep(100_000, 'x'))).toBe(false);
+    expect(containsNul(deep(100_000, 'x\u0000'))).toBe(true);
+  });
+
+  it('nestedTooDeep names the first three steps of a path past the limit, and nothing within it', () => {
+    expect(nestedTooDeep({ a: { b: {} } }, 3)).toBeUndefined();
+    expect(nestedTooDeep({ a: { b: { c: {} } } }, 3)).toBe('a.b.c');
+    expect(nestedTooDeep(deep(100_000, 1), 64)).toBe('[0].k[0]');
+    expect(nestedTooDeep({ x: 1, y: [1, [2, [3, []]]] }, 3)).toBe('y[1][1]');
+    expect(nestedTooDeep('text', 0)).toBeUndefined();
   });
 });

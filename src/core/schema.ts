@@ -172,25 +172,90 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
   return out;
 }
 
+/** The most levels a JSON body or a tool's input may nest: {} and [] are one level each, {"a": {}} two. */
+export const MAX_NESTING = 64;
+/** A value nested too deep is named by the first steps of its path (the whole path may be 10,000 steps). */
+const NAMED_STEPS = 3;
+
+/**
+ * The path (at most its first three steps, after `path`) of a value nested deeper than `limit` levels, or
+ * undefined when none is. Walks with a stack of its own and never below the limit, so a value nested
+ * 10,000 deep costs what 65 levels cost: recursion would overflow the call stack (a 500) first.
+ */
+export function nestedTooDeep(value: unknown, limit = MAX_NESTING, path = ''): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stack: { node: object; depth: number; at: string; steps: number }[] = [
+    { node: value, depth: 1, at: path, steps: 0 },
+  ];
+  while (stack.length) {
+    const { node, depth, at, steps } = stack.pop()!;
+    if (depth > limit) return at || '(body)';
+    // Only the first steps are spelled out: deeper children keep their parent's path.
+    const named = steps < NAMED_STEPS;
+    const visit = (child: unknown, key: string | number) => {
+      if (typeof child !== 'object' || child === null) return;
+      const step = !named ? at : typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+      stack.push({ node: child, depth: depth + 1, at: step, steps: steps + 1 });
+    };
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node[i], i);
+    else for (const key in node) visit((node as Record<string, unknown>)[key], key);
+  }
+  return undefined;
+}
+
+/**
+ * The field error of a value nested deeper than `limit` (MAX_NESTING, or above it by an envelope's levels,
+ * as an MCP message's are), or none.
+ */
+export function nestingFieldErrors(value: unknown, limit = MAX_NESTING): FieldError[] {
+  const at = nestedTooDeep(value, limit);
+  return at === undefined
+    ? []
+    : [
+        {
+          field: at,
+          message: `is nested too deeply: JSON input may nest at most ${MAX_NESTING} levels ({} and [] are one level each)`,
+        },
+      ];
+}
+
+/** Throws validation_failed when the input nests deeper than MAX_NESTING levels. */
+export function assertNesting(value: unknown): void {
+  const errors = nestingFieldErrors(value);
+  if (errors.length) throw validationFailed(errors, 'The input is nested too deeply.');
+}
+
 /**
  * Whether a string or a property name anywhere in the value holds U+0000. No valid input needs NUL, and
- * PostgreSQL text cannot store it. A walk that allocates nothing: every call's input goes through it, and
- * a 1,000-event batch is a large input.
+ * PostgreSQL text cannot store it. Every call's input goes through it (a 1,000-event batch is a large
+ * input), so it walks with a plain stack of containers: no recursion, whatever the nesting.
  */
 export function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (containsNul(item)) return true;
+  const stack: object[] = [value];
+  const holdsNul = (item: unknown): boolean => {
+    if (typeof item === 'string') return item.includes('\u0000');
+    if (typeof item === 'object' && item !== null) stack.push(item);
     return false;
-  }
-  for (const key in value) {
-    if (key.includes('\u0000') || containsNul((value as Record<string, unknown>)[key])) return true;
+  };
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (const item of node) if (holdsNul(item)) return true;
+      continue;
+    }
+    for (const key in node) {
+      if (key.includes('\u0000') || holdsNul((node as Record<string, unknown>)[key])) return true;
+    }
   }
   return false;
 }
 
-/** Every string or property name of the value that holds U+0000, as field errors (empty for most inputs). */
+/**
+ * Every string or property name of the value that holds U+0000, as field errors (empty for most inputs).
+ * It recurses: call it on input already held to MAX_NESTING.
+ */
 export function nulFieldErrors(value: unknown, path = ''): FieldError[] {
   if (!containsNul(value)) return [];
   return nulFieldsOf(value, path);
@@ -218,6 +283,7 @@ export function assertNoNul(value: unknown, path = ''): void {
 }
 
 export function assertValid<T>(validate: ValidateFunction, value: unknown): T {
+  assertNesting(value);
   assertNoNul(value);
   if (!validate(value)) throw validationFailed(toFieldErrors(validate.errors));
   return value as T;

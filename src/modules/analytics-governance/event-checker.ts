@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { FieldError } from '../../core/errors.ts';
 import type { DB } from '../../db/tables.ts';
+import { EVENT_NAME_PATTERN } from './governance-schemas.ts';
 import { activePlan, eventsByName, propertiesByName, toEventDefinition } from './governance-store.ts';
 import type { AnalyticsEventsTable, AnalyticsTrackingPlansTable } from './governance-tables.ts';
 import { compiled, describeErrors, eventSchema } from './property-schema.ts';
@@ -21,6 +22,10 @@ export interface EventCheck {
 }
 
 type Plan = AnalyticsTrackingPlansTable | undefined;
+
+const DOTTED = new RegExp(EVENT_NAME_PATTERN);
+const NOT_DOTTED =
+  'is not a dotted name (resource.action, as order.created): event definitions and tracking plans take only those';
 
 /**
  * Checks events against the definitions of their app and a tracking plan: `plan` when given (validate_event's
@@ -59,7 +64,11 @@ export async function checkEvents(
     const eventPlan = plans.get(event.app);
     const definition = definitions.get(event.app)?.get(event.event_name);
     if (!definition) {
-      errors.push({ field: 'event_name', message: `is not a defined event of app ${event.app}` });
+      // Ingest takes any printable name; only dotted ones can be defined, so say which rule the name broke.
+      const message = DOTTED.test(event.event_name)
+        ? `is not a defined event of app ${event.app}`
+        : NOT_DOTTED;
+      errors.push({ field: 'event_name', message });
       return { errors, warnings, definition, plan: eventPlan };
     }
     if (eventPlan && !(JSON.parse(eventPlan.events) as string[]).includes(event.event_name)) {

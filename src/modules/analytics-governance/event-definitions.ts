@@ -7,7 +7,7 @@ import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { AnalyticsEventSchema } from './governance-schemas.ts';
+import { AnalyticsEventSchema, EVENT_NAME_PATTERN } from './governance-schemas.ts';
 import {
   eventsByName,
   insertEventDefinition,
@@ -29,7 +29,6 @@ export const eventRecord = defineRecordType({
   toResource: toEventDefinition,
 });
 
-export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
 export const app = Type.String({
   minLength: 1,
   maxLength: 100,

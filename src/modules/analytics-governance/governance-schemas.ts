@@ -13,6 +13,20 @@ import {
   timestamps,
 } from '../../core/resource-schema.ts';
 
+/**
+ * An application event's name as ingest takes it: 1 to 200 printable characters, so `pageview` and
+ * `$pageview` are names too. Not printable: control characters, line and paragraph separators,
+ * bidirectional formatting characters (they make a name display as another) and unpaired surrogates.
+ */
+export const EVENT_NAME_TEXT =
+  '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]+$';
+
+/**
+ * The dotted style the specification suggests (resource.action, lower case): the only names an event
+ * definition takes, so the only names a tracking plan can hold a workspace to under warn or enforce.
+ */
+export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
+
 export const AnalyticsPropertySchema = Resource('AnalyticsProperty', {
   id: RecordId('aprop'),
   name: Text('plan_tier'),

@@ -13,6 +13,7 @@ import {
   Timestamp,
 } from '../../core/resource-schema.ts';
 import { MapOf, Strict } from '../../core/schema.ts';
+import { EVENT_NAME_TEXT } from '../analytics-governance/governance-schemas.ts';
 
 const key = (example: string, description: string) =>
   Type.String({ minLength: 1, maxLength: 200, examples: [example], description });
@@ -28,9 +29,10 @@ export const AppEventInput = Strict({
   event_name: Type.String({
     minLength: 1,
     maxLength: 200,
-    pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)+$',
+    pattern: EVENT_NAME_TEXT,
     examples: ['order.created'],
-    description: 'Dotted name, resource.action.',
+    description:
+      'Any 1 to 200 printable characters (pageview, $pageview). Dotted resource.action is the suggested style; with validation on (warn or enforce), only defined, dotted names pass.',
   }),
   object_type: key('order', 'Type of the object the event is about.'),
   object_id: key('ord_1042', 'ID of the object in the sending application.'),

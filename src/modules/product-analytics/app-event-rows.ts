@@ -3,7 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FieldError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { compileSchema, toFieldErrors } from '../../core/schema.ts';
+import { compileSchema, nestedTooDeep, toFieldErrors } from '../../core/schema.ts';
 import { actorHash } from './actor-sketch.ts';
 import { AppEventInput } from './analytics-schemas.ts';
 import type {
@@ -22,13 +22,6 @@ const MAX_FUTURE_MS = 60 * 60 * 1000;
 const DAY_MS = 86_400_000;
 
 const validate = compileSchema(AppEventInput).strict;
-
-/** Nesting depth of a JSON value: a scalar 0, {} or [] 1, {a: {}} 2. */
-export function depthOf(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return 1 + children.reduce<number>((deepest, child) => Math.max(deepest, depthOf(child)), 0);
-}
 
 export interface EventRules {
   now: Date;
@@ -51,7 +44,7 @@ export function eventErrors(event: unknown, rules: EventRules): FieldError[] {
   if (properties !== undefined) {
     if (Buffer.byteLength(JSON.stringify(properties)) > MAX_PROPERTIES_BYTES) {
       errors.push({ field: 'properties', message: 'must be at most 32 KiB as JSON' });
-    } else if (depthOf(properties) > MAX_PROPERTIES_DEPTH) {
+    } else if (nestedTooDeep(properties, MAX_PROPERTIES_DEPTH) !== undefined) {
       errors.push({ field: 'properties', message: `must be nested at most ${MAX_PROPERTIES_DEPTH} levels` });
     }
   }

@@ -2,9 +2,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyOperator } from '../../admin/bootstrap.ts';
 import type { OperatorCall } from '../../admin/workspace-admin.ts';
-import { MALFORMED_JSON, type PipelineDeps } from '../../core/call.ts';
+import type { PipelineDeps } from '../../core/call.ts';
 import type { Clock } from '../../core/clock.ts';
 import { asServiceError, validationFailed } from '../../core/errors.ts';
+import { RefusedBody } from '../../core/json-body.ts';
 import { checkResponse } from '../../core/response-schema.ts';
 import { assertNoNul, compileSchema, toFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
@@ -17,8 +18,8 @@ import { buildAdminOpenApi } from './admin-openapi.ts';
  * only `.error.message` sees it (for a mistyped scope: every valid scope).
  */
 function bodyOf(validate: ReturnType<typeof compileSchema>['strict'], request: FastifyRequest) {
-  if (request.body === MALFORMED_JSON)
-    throw validationFailed([{ field: '(body)', message: 'is not valid JSON' }]);
+  if (request.body instanceof RefusedBody)
+    throw validationFailed(request.body.fieldErrors, request.body.message);
   const value = request.body ?? {};
   assertNoNul(value);
   if (validate(value)) return value;

@@ -3,11 +3,13 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type Principal } from '../../core/auth.ts';
-import { MALFORMED_JSON, type PipelineDeps } from '../../core/call.ts';
+import type { PipelineDeps } from '../../core/call.ts';
 import { isModuleName, MODULES } from '../../core/catalogue.ts';
 import { fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
+import { MALFORMED_JSON, MCP_ENVELOPE_LEVELS, RefusedBody } from '../../core/json-body.ts';
+import { parseOrigin } from '../../core/origins.ts';
 import { runOperation } from '../../core/run-operation.ts';
-import { nulFieldErrors } from '../../core/schema.ts';
+import { MAX_NESTING, nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
 import { JSONRPC, type JsonRpcId, rpcError } from './json-rpc.ts';
 import { visibleTools } from './mcp-tools.ts';
@@ -54,18 +56,15 @@ function moduleFilterOf(param: unknown): Set<string> | undefined {
   return new Set(names);
 }
 
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const { hostname } = new URL(origin);
-    return (
-      hostname === 'localhost' ||
-      hostname === '127.0.0.1' ||
-      hostname === '[::1]' ||
-      hostname.endsWith('.localhost')
-    );
-  } catch {
-    return false;
-  }
+/** A loopback origin exactly as browsers send it (a path, user info or padded port is not one). */
+function isLoopbackOrigin(header: string): boolean {
+  const hostname = parseOrigin(header)?.hostname;
+  return (
+    hostname === 'localhost' ||
+    hostname === '127.0.0.1' ||
+    hostname === '[::1]' ||
+    hostname?.endsWith('.localhost') === true
+  );
 }
 
 function toolResult(body: Record<string, unknown>, isError: boolean) {
@@ -86,10 +85,12 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       ? deps.config.mcpAllowedOrigins.includes(origin)
       : isLoopbackOrigin(origin));
 
-  app.post('/mcp', async (request, reply) => {
+  // The message may nest MCP_ENVELOPE_LEVELS deeper than a REST body: a tool's arguments get the same limit.
+  const config = { bodyNesting: MAX_NESTING + MCP_ENVELOPE_LEVELS };
+  app.post('/mcp', { config }, async (request, reply) => {
     const body = request.body as unknown;
     const message =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
+      typeof body === 'object' && body !== null && !Array.isArray(body) && !(body instanceof RefusedBody)
         ? (body as Record<string, unknown>)
         : undefined;
     const id: JsonRpcId =
@@ -131,6 +132,12 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       return reply
         .code(400)
         .send(rpcError(null, JSONRPC.parseError, 'Parse error', envelope(error, request)));
+    }
+    if (body instanceof RefusedBody) {
+      const error = validationFailed(body.fieldErrors, body.message);
+      return reply
+        .code(400)
+        .send(rpcError(null, JSONRPC.invalidRequest, 'Invalid Request', envelope(error, request)));
     }
     if (message?.jsonrpc !== '2.0' || (message.method !== undefined && typeof message.method !== 'string')) {
       const error = validationFailed([{ field: '(body)', message: 'must be one JSON-RPC 2.0 message' }]);

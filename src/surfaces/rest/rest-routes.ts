@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserAccess } from '../../core/auth.ts';
 import type { PipelineDeps } from '../../core/call.ts';
 import { fail } from '../../core/errors.ts';
+import { RefusedBody } from '../../core/json-body.ts';
 import { MAX_PAGE_SIZE } from '../../core/pagination.ts';
 import { runOperation } from '../../core/run-operation.ts';
 import { bearerToken } from '../../core/tokens.ts';
@@ -23,7 +24,7 @@ function restInput(route: RestRoute, request: FastifyRequest): { input: unknown;
   const usesQuery = route.method === 'GET' || route.method === 'DELETE';
   if (!usesQuery || request.body !== undefined) {
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || body instanceof RefusedBody) {
       return { input: body === undefined ? { ...params } : body, coerce: false };
     }
     return { input: { ...body, ...params }, coerce: false };

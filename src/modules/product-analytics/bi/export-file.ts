@@ -13,7 +13,10 @@ export const MAX_EXPORT_BYTES = 8 * 1024 ** 3;
 
 type Row = Record<string, ResultValue>;
 
-/** Rows in, text out: CSV with a header row (RFC 4180 quoting) or one JSON object per line. */
+/**
+ * Rows in, text out: CSV with a header row (RFC 4180 quoting) or one JSON object per line. This is the
+ * service's only CSV writer: any other must use the same options.
+ */
 export function rowFormatter(format: ExportFormat, columns: string[]): Transform {
   if (format === 'csv') {
     return stringify({
@@ -21,6 +24,10 @@ export function rowFormatter(format: ExportFormat, columns: string[]): Transform
       columns,
       // csv-stringify writes true as 1 and false as an empty field by default; say what they are.
       cast: { boolean: (value) => (value ? 'true' : 'false') },
+      // Spreadsheet formula injection: a text cell starting with = + - @, a tab or a carriage return (or
+      // their fullwidth forms) gets a leading ' so a spreadsheet shows it as text. Text from public ingest
+      // (an object_id) reaches exports. Numbers are left alone, so -5 stays a number.
+      escape_formulas: true,
     });
   }
   return new Transform({

@@ -244,7 +244,7 @@ export const TEMPLATES: readonly BiTemplate[] = [
       col('app', 'string', 'dimension', 'The app key the events were sent with.'),
       col('object_type', 'string', 'dimension', 'Object type.'),
       col('object_id', 'string', 'dimension', 'Object ID.'),
-      col('event_name', 'string', 'dimension', 'Event name (resource.action).'),
+      col('event_name', 'string', 'dimension', 'Event name (order.created, pageview).'),
       col('events', 'integer', 'measure', 'Events in the hour; sum adds them up.'),
       col('hour', 'timestamp', 'time', 'Start of the UTC hour.'),
     ],
