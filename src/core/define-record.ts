@@ -35,12 +35,13 @@ type OutputKeys<F> = KeysWhere<F, { output: true }>;
 type ComputedKeys<F> = KeysWhere<F, { stored: false }>;
 type InputKeys<F> = KeysWhere<F, { input: true }>;
 type EditableKeys<F> = KeysWhere<F, { editable: true }>;
-/** A create may leave it out: nullable, defaulted, optional, or one of the standard fields. */
+/** A new row may leave it out: nullable, defaulted, or one of the standard fields. */
 type OmissibleKeys<F> =
   | KeysWhere<F, { nullable: true }>
   | KeysWhere<F, { defaulted: true }>
-  | KeysWhere<F, { optional: true }>
   | (typeof STANDARD)[number];
+/** A create's input may leave it out: omissible, or `optional` (the operation computes its default). */
+type OptionalInputKeys<F> = OmissibleKeys<F> | KeysWhere<F, { optional: true }>;
 type PatchNull<F> = Types<F>['patchNull'] extends boolean ? Types<F>['patchNull'] : Types<F>['nullable'];
 
 /** The table's row (the Kysely table type): workspace_id and every stored column. */
@@ -60,7 +61,7 @@ export type PatchValues<F> = {
   [K in EditableKeys<F>]?: PatchNull<F[K]> extends true ? Types<F[K]>['value'] | null : Types<F[K]>['value'];
 };
 type CreateProps<F> = {
-  [K in InputKeys<F>]: K extends OmissibleKeys<F>
+  [K in InputKeys<F>]: K extends OptionalInputKeys<F>
     ? TOptional<TUnsafe<Types<F[K]>['arg']>>
     : TUnsafe<Types<F[K]>['arg']>;
 };

@@ -195,7 +195,8 @@ export function json<S extends TSchema, Stored = Static<S>>(
 ): Plain<string, Static<S>, Stored> {
   return field({
     family: 'text',
-    present: (nullable, d) => (nullable ? Nullable(schema, described(d)) : schema),
+    present: (nullable, d) =>
+      nullable ? Nullable(schema, described(d)) : d ? { ...schema, description: d } : schema,
     accept: () => schema,
     decode: decode
       ? (stored) => decode(JSON.parse(stored as string) as Stored)
@@ -218,7 +219,7 @@ export function fieldValues(
     description: o.description,
     hasDefault: true,
     defaultValue: {},
-    present: (_nullable, d) => FieldValues(d),
+    present: (nullable, d) => (nullable ? Nullable(FieldValues(), described(d)) : FieldValues(d)),
     accept: (d) => FreeFields(d),
     decode: (stored) => JSON.parse(stored as string),
     encode: (value) => JSON.stringify(withoutNulls(value as FieldMap)),
