@@ -7,6 +7,7 @@ import pg from 'pg';
 import { matchesText, pageRequest } from '../src/core/pagination.ts';
 import { SEARCHABLE } from '../src/core/search-tables.ts';
 import { searchActivities } from '../src/modules/activity-log/activity-store.ts';
+import { contactRecord } from '../src/modules/crm/crm-records.ts';
 import { searchContacts } from '../src/modules/crm/crm-store.ts';
 
 const percentile = (sorted: number[], p: number) =>
@@ -98,6 +99,8 @@ export async function explain(db: Kysely<any>, postgres: boolean, query: Compile
     .join('\n');
 }
 
+const SEARCH_COLUMNS = { contacts: contactRecord.searchColumns, activities: SEARCHABLE.activities };
+
 export interface SearchCase {
   table: 'contacts' | 'activities';
   label: string;
@@ -121,7 +124,7 @@ export async function searchPlans(
       .selectFrom(table)
       .selectAll()
       .where('workspace_id', '=', workspaceId)
-      .where(matchesText(SEARCHABLE[table], term))
+      .where(matchesText(SEARCH_COLUMNS[table], term))
       .orderBy('id', 'desc')
       .limit(26);
     const started = performance.now();

@@ -13,8 +13,10 @@ import { SCOPES } from '../src/core/catalogue.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { newId } from '../src/core/ids.ts';
 import { createSearchIndexes } from '../src/core/search-index.ts';
+import { SEARCHABLE } from '../src/core/search-tables.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { contactRecord } from '../src/modules/crm/crm-records.ts';
 import { DATABASE_URL, newPlace, type Place } from './analytics-service.ts';
 import {
   api,
@@ -75,7 +77,10 @@ async function rebuildCounters(place: Place): Promise<string> {
 /** PostgreSQL: the seed dropped the GIN indexes of the seeded tables; built again here, then analyzed. */
 async function rebuildSearchIndexes(place: Place) {
   const database = openDatabase(maintenanceConfig(place));
-  await createSearchIndexes(database.db, ['contacts', 'activities']);
+  await createSearchIndexes(database.db, {
+    contacts: contactRecord.searchColumns,
+    activities: SEARCHABLE.activities,
+  });
   await database.close();
 }
 

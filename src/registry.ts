@@ -5,6 +5,7 @@ import type { DomainEventType, EventConsumer, ModuleDefinition } from './core/mo
 import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { responseSchema } from './core/response-schema.ts';
+import { searchableTables } from './core/search-tables.ts';
 import { moduleList } from './modules/module-list.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
 
@@ -30,6 +31,8 @@ export interface Registry {
   eventConsumers: EventConsumer[];
   /** The declared success body of every operation, by name (response-schema.ts). */
   responses: ReadonlyMap<string, TObject>;
+  /** Every table a list's `query` searches, with its columns (declared records and search-tables.ts). */
+  searchTables: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The path parameter the operations of a record type's item path use ({ticket_id}), if any declares one. */
@@ -116,5 +119,6 @@ export function buildRegistry(modules: readonly ModuleDefinition[] = moduleList)
     eventTypes,
     eventConsumers,
     responses,
+    searchTables: searchableTables(recordTypes.values()),
   };
 }

@@ -7,7 +7,7 @@ import { defineOperation } from '../src/core/define-operation.ts';
 import { newId } from '../src/core/ids.ts';
 import type { ModuleDefinition } from '../src/core/module.ts';
 import { Strict } from '../src/core/schema.ts';
-import { contactRecord } from '../src/modules/crm/contacts.ts';
+import { contactRecord } from '../src/modules/crm/crm-records.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 

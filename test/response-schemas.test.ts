@@ -6,8 +6,8 @@ import { loadConfig } from '../src/config.ts';
 import { defineOperation } from '../src/core/define-operation.ts';
 import type { ModuleDefinition } from '../src/core/module.ts';
 import { Strict } from '../src/core/schema.ts';
-import { contactRecord } from '../src/modules/crm/contacts.ts';
 import { crmEvents } from '../src/modules/crm/crm-events.ts';
+import { contactRecord } from '../src/modules/crm/crm-records.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 

@@ -2,7 +2,8 @@
 import { auditRow, insertAuditEvents } from '../core/audit.ts';
 import type { Actor } from '../core/context.ts';
 import { notFound } from '../core/errors.ts';
-import { findNote, toNote, updateNoteRow } from '../modules/crm/note-store.ts';
+import { noteRecord } from '../modules/crm/crm-records.ts';
+import { findNote, updateNoteRow } from '../modules/crm/note-store.ts';
 import { findWorkspace, noWorkspace, type OperatorCall } from './workspace-admin.ts';
 
 const operator: Actor = { type: 'operator', credentialId: null, name: 'operator' };
@@ -17,7 +18,7 @@ export async function restoreNote(call: OperatorCall, workspaceId: string, noteI
   return call.db.transaction().execute(async (trx) => {
     const row = await findNote(trx, workspaceId, noteId);
     if (!row) throw notFound('note');
-    if (!row.archived_at) return toNote(row);
+    if (!row.archived_at) return noteRecord.toRecord(row);
     const changes = { archived_at: null, updated_at: now };
     await updateNoteRow(trx, workspaceId, noteId, changes);
     const write = {
@@ -32,6 +33,6 @@ export async function restoreNote(call: OperatorCall, workspaceId: string, noteI
     await insertAuditEvents(trx, [
       auditRow(write, { targetType: 'note', targetId: noteId, changedFields: ['archived_at'] }),
     ]);
-    return toNote({ ...row, ...changes });
+    return noteRecord.toRecord({ ...row, ...changes });
   });
 }

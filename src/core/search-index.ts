@@ -4,10 +4,9 @@
 // migrations, a seeder writing rows directly) are searchable.
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
-import { SEARCHABLE, type SearchableTable } from './search-tables.ts';
 
 /** The FTS5 table of a searchable table on SQLite. */
-export const searchTableName = (table: SearchableTable): string => `${table}_search`;
+export const searchTableName = (table: string): string => `${table}_search`;
 
 /** lower(coalesce(column, '')): the expression the queries match and the PostgreSQL index covers. */
 export const loweredColumn = (column: string): string => `lower(coalesce(${column}, ''))`;
@@ -48,9 +47,13 @@ export async function ensurePgTrgm(db: Kysely<any>): Promise<string> {
   return created;
 }
 
-/** The statements creating the index of `table` (dropping a previous one first) and filling it. */
-export function searchIndexSql(table: SearchableTable, postgres: boolean, trgmSchema = 'public'): string[] {
-  const columns: readonly string[] = SEARCHABLE[table];
+/** The statements creating the index of `table` over `columns` (dropping a previous one first) and filling it. */
+export function searchIndexSql(
+  table: string,
+  columns: readonly string[],
+  postgres: boolean,
+  trgmSchema = 'public',
+): string[] {
   if (postgres) {
     const keys = columns.map((c) => `${loweredColumn(c)} "${trgmSchema}".gin_trgm_ops`).join(', ');
     return [
@@ -75,15 +78,20 @@ export function searchIndexSql(table: SearchableTable, postgres: boolean, trgmSc
   ];
 }
 
-/** Creates (or recreates) the search index of each table from its current rows. */
+/**
+ * Creates (or recreates) the search index of each table over its columns, from its current rows. A
+ * migration passes the columns as it was written with, never a list that changes later.
+ */
 export async function createSearchIndexes(
   db: Kysely<any>,
-  tables: readonly SearchableTable[],
+  tables: Readonly<Record<string, readonly string[]>>,
 ): Promise<void> {
   const postgres = isPostgres(db);
   const schema = postgres ? await ensurePgTrgm(db) : undefined;
-  for (const table of tables) {
-    for (const statement of searchIndexSql(table, postgres, schema)) await sql.raw(statement).execute(db);
+  for (const [table, columns] of Object.entries(tables)) {
+    for (const statement of searchIndexSql(table, columns, postgres, schema)) {
+      await sql.raw(statement).execute(db);
+    }
     // The planner estimates a LIKE through the statistics of the indexed expressions.
     if (postgres) await sql.raw(`analyze ${table}`).execute(db);
   }

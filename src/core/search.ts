@@ -1,4 +1,4 @@
-// Free-text `query` search over a table's searchable columns (src/core/search-tables.ts): a
+// Free-text `query` search over a table's searchable columns (a declared record's, or search-tables.ts): a
 // case-insensitive substring match, newest first (or the list's own keyset order), with working cursors.
 // A term of three letters or digits reads the trigram index (src/core/search-index.ts); the rows a request
 // reads stay bounded whatever the size of the workspace:
@@ -25,7 +25,7 @@ import {
   pageOf,
 } from './pagination.ts';
 import { searchTableName } from './search-index.ts';
-import { isIndexedTerm, SEARCHABLE, type SearchableTable } from './search-tables.ts';
+import { isIndexedTerm, SEARCHABLE, type SearchableTable, type SearchTarget } from './search-tables.ts';
 
 /** On SQLite, up to this many matches are read through the index as they are (and sorted). */
 export const PROBE_CAP = 2_000;
@@ -40,10 +40,10 @@ function ftsQuery(columns: readonly string[], text: string): string {
 }
 
 /** SQLite: how many rows of the table (every workspace) match, counting up to `cap`; reads the FTS index only. */
-async function countFtsMatches(db: Kysely<any>, table: SearchableTable, text: string, cap: number) {
+async function countFtsMatches(db: Kysely<any>, { table, columns }: Searched, text: string, cap: number) {
   const fts = sql.table(searchTableName(table));
   const counted = sql<{ n: number }>`select count(*) as n from (select 1 from ${fts}
-    where ${fts} match ${ftsQuery(SEARCHABLE[table], text)} limit ${cap})`;
+    where ${fts} match ${ftsQuery(columns, text)} limit ${cap})`;
   return Number((await counted.execute(db)).rows[0]?.n ?? 0);
 }
 
@@ -57,11 +57,10 @@ async function countFtsMatches(db: Kysely<any>, table: SearchableTable, text: st
  */
 function indexedMatch(
   db: Kysely<any>,
-  table: SearchableTable,
+  { table, columns }: Searched,
   workspaceId: string,
   text: string,
 ): Expression<SqlBool> {
-  const columns = SEARCHABLE[table];
   const id = sql.ref(`${table}.id`);
   if (isPostgres(db)) {
     const matches = matchesText(columns, text);
@@ -77,12 +76,21 @@ function indexedMatch(
   return sql<SqlBool>`${id} in (select m.id from ${fts} cross join ${sql.table(table)} as m on m.rowid = ${fts}.rowid where ${fts} match ${ftsQuery(columns, text)} and m.workspace_id = ${workspaceId})`;
 }
 
-export interface TextSearch {
-  table: SearchableTable;
+export type TextSearch = {
   workspaceId: string;
   /** The list's query filter; none (or empty): the plain keyset page. */
   text: string | undefined;
+} & ({ record: SearchTarget } | { table: SearchableTable });
+
+interface Searched {
+  table: string;
+  columns: readonly string[];
 }
+
+const searched = (search: TextSearch): Searched =>
+  'record' in search
+    ? { table: search.record.table, columns: search.record.searchColumns }
+    : { table: search.table, columns: SEARCHABLE[search.table] };
 
 /**
  * One page of `query` (a list of `search.table` with its other filters, not yet ordered or paged) narrowed
@@ -96,12 +104,13 @@ export async function fetchSearchPage<R extends Record<string, unknown>>(
   search: TextSearch,
   order: KeysetColumn[] = ID_ORDER,
 ): Promise<Page<R>> {
-  const { table, workspaceId, text } = search;
+  const { workspaceId, text } = search;
   if (!text) return fetchKeysetPage(query, request, order);
-  const scan = matchesText(SEARCHABLE[table], text);
+  const target = searched(search);
+  const scan = matchesText(target.columns, text);
   if (!isIndexedTerm(text)) return fetchKeysetPage(query.where(scan), request, order);
-  if (!isPostgres(db) && (await countFtsMatches(db, table, text, PROBE_CAP)) < PROBE_CAP) {
-    return fetchKeysetPage(query.where(indexedMatch(db, table, workspaceId, text)), request, order);
+  if (!isPostgres(db) && (await countFtsMatches(db, target, text, PROBE_CAP)) < PROBE_CAP) {
+    return fetchKeysetPage(query.where(indexedMatch(db, target, workspaceId, text)), request, order);
   }
   const rest = afterCursor(query, request, order);
   const columns = order.map(({ column }) => column);
@@ -124,7 +133,7 @@ export async function fetchSearchPage<R extends Record<string, unknown>>(
     .limit(limit + 1)
     .execute();
   if (recent.length > limit) return pageOf(recent, request, order);
-  const older = await inKeysetOrder(rest.where(indexedMatch(db, table, workspaceId, text)), order)
+  const older = await inKeysetOrder(rest.where(indexedMatch(db, target, workspaceId, text)), order)
     .where((eb) => keyAfter(eb, order, key))
     .limit(limit + 1 - recent.length)
     .execute();

@@ -1,30 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { inputFields } from '../../core/changes.ts';
 import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import { defineRecordType } from '../../core/record-types.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { accountCodeTaken, insertAccount, listAccounts, toAccount } from './accounting-store.ts';
-import { AccountingAccountSchema } from './crm-schemas.ts';
-import { customFieldsInput } from './crm-shared.ts';
-import type { AccountingAccountsTable } from './crm-tables.ts';
-
-export const accountingAccountRecord = defineRecordType({
-  type: 'accounting_account',
-  module: 'crm',
-  table: 'accounting_accounts',
-  collection: '/v1/accounting/accounts',
-  key: 'account',
-  readScope: 'crm:read',
-  schema: AccountingAccountSchema,
-  toResource: toAccount,
-});
-
-const accountType = Enum(['asset', 'liability', 'equity', 'revenue', 'expense'] as const);
+import { accountCodeTaken, listAccounts } from './accounting-store.ts';
+import { accountingAccountRecord, accountTypes } from './ledger-records.ts';
 
 export const createAccountingAccount = defineOperation({
   name: 'create_accounting_account',
@@ -35,16 +18,7 @@ export const createAccountingAccount = defineOperation({
   summary: 'Create an accounting account',
   description:
     'Adds an account to the chart of accounts; its code (e.g. 1000) is unique in the workspace. Journal entry lines post to accounts by ID. Emits accounting_account.created.',
-  input: Strict({
-    code: Type.String({
-      minLength: 1,
-      maxLength: 50,
-    }),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    type: accountType,
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-    custom_fields: Type.Optional(customFieldsInput()),
-  }),
+  input: Strict(accountingAccountRecord.createInput),
   rest: { method: 'POST', path: '/v1/accounting/accounts' },
   responseKey: 'account',
   handler: async (ctx, input) => {
@@ -52,19 +26,8 @@ export const createAccountingAccount = defineOperation({
     if (await accountCodeTaken(ctx.db, ctx.workspaceId, input.code)) {
       throw validationFailed([{ field: 'code', message: duplicate }]);
     }
-    const row: AccountingAccountsTable = {
-      workspace_id: ctx.workspaceId,
-      id: newId('acct'),
-      code: input.code,
-      name: input.name,
-      type: input.type,
-      description: input.description ?? null,
-      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
-    await uniquely(() => insertAccount(ctx.db, row), 'code', duplicate);
-    const account = toAccount(row);
+    const row = accountingAccountRecord.row(ctx, input);
+    const account = await uniquely(() => accountingAccountRecord.insert(ctx.db, row), 'code', duplicate);
     ctx.audit({ targetType: 'accounting_account', targetId: account.id, changedFields: inputFields(input) });
     ctx.emit({
       name: 'accounting_account.created',
@@ -84,7 +47,7 @@ export const listAccountingAccounts = defineOperation({
   summary: 'List accounting accounts',
   description: 'Lists the chart of accounts, newest first; query matches code, name and description.',
   input: Strict({
-    type: Type.Optional(accountType),
+    type: Type.Optional(Enum(accountTypes)),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),

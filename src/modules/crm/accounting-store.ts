@@ -1,45 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
-import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { AccountingAccount, JournalEntry } from './crm-schemas.ts';
-import { parseFields } from './crm-shared.ts';
-import type { AccountingAccountsTable, AccountType, JournalEntriesTable } from './crm-tables.ts';
-
-export interface JournalLine {
-  account_id: string;
-  debit_cents: number;
-  credit_cents: number;
-}
-
-export function toAccount(row: AccountingAccountsTable): AccountingAccount {
-  return {
-    id: row.id,
-    code: row.code,
-    name: row.name,
-    type: row.type,
-    description: row.description,
-    custom_fields: parseFields(row.custom_fields),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-export function toJournalEntry(row: JournalEntriesTable): JournalEntry {
-  return {
-    id: row.id,
-    entry_number: row.entry_number,
-    status: row.status,
-    memo: row.memo,
-    lines: JSON.parse(row.lines) as JournalLine[],
-    total_cents: Number(row.total_cents),
-    custom_fields: parseFields(row.custom_fields),
-    posted_at: row.posted_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+import { accountingAccountRecord, type accountTypes, journalEntryRecord } from './ledger-records.ts';
 
 export async function accountCodeTaken(db: Kysely<DB>, workspaceId: string, code: string) {
   const row = await db
@@ -67,21 +30,17 @@ export async function missingAccounts(db: Kysely<DB>, workspaceId: string, ids: 
 export async function listAccounts(
   db: Kysely<DB>,
   workspaceId: string,
-  filters: { type?: AccountType; query?: string },
+  filters: { type?: (typeof accountTypes)[number]; query?: string },
   page: PageRequest,
 ) {
   let query = db.selectFrom('accounting_accounts').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.type) query = query.where('type', '=', filters.type);
   const result = await fetchSearchPage(db, query, page, {
-    table: 'accounting_accounts',
+    record: accountingAccountRecord,
     workspaceId,
     text: filters.query,
   });
-  return { ...result, items: result.items.map(toAccount) };
-}
-
-export function findJournalEntry(db: Kysely<DB>, workspaceId: string, entryId: string) {
-  return findRow(db, 'journal_entries', workspaceId, entryId);
+  return { ...result, items: result.items.map(accountingAccountRecord.toRecord) };
 }
 
 export async function entryNumberTaken(
@@ -108,26 +67,9 @@ export async function listJournalEntries(
   let query = db.selectFrom('journal_entries').selectAll().where('workspace_id', '=', workspaceId);
   if (filters.status) query = query.where('status', '=', filters.status);
   const result = await fetchSearchPage(db, query, page, {
-    table: 'journal_entries',
+    record: journalEntryRecord,
     workspaceId,
     text: filters.query,
   });
-  return { ...result, items: result.items.map(toJournalEntry) };
-}
-
-export function insertAccount(db: Kysely<DB>, row: AccountingAccountsTable) {
-  return insertRows(db, 'accounting_accounts', row);
-}
-
-export function insertJournalEntry(db: Kysely<DB>, row: JournalEntriesTable) {
-  return insertRows(db, 'journal_entries', row);
-}
-
-export function updateJournalEntryRow(
-  db: Kysely<DB>,
-  workspaceId: string,
-  entryId: string,
-  changes: Partial<JournalEntriesTable>,
-) {
-  return updateRow(db, 'journal_entries', workspaceId, entryId, changes);
+  return { ...result, items: result.items.map(journalEntryRecord.toRecord) };
 }

@@ -1,23 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { inputFields } from '../../core/changes.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { CompanySchema } from './crm-schemas.ts';
-import { insertCompany, searchCompanies, toCompany } from './crm-store.ts';
-
-export const companyRecord = defineRecordType({
-  type: 'company',
-  module: 'crm',
-  table: 'companies',
-  collection: '/v1/companies',
-  key: 'company',
-  readScope: 'crm:read',
-  schema: CompanySchema,
-  toResource: toCompany,
-});
+import { companyRecord } from './crm-records.ts';
+import { searchCompanies } from './crm-store.ts';
 
 export const createCompany = defineOperation({
   name: 'create_company',
@@ -28,25 +15,11 @@ export const createCompany = defineOperation({
   summary: 'Create a company',
   description:
     'Creates a company (an organisation contacts and deals belong to). Search first (search_companies) to avoid duplicates. Emits company.created.',
-  input: Strict({
-    name: Type.String({ minLength: 1, maxLength: 500 }),
-    domain: Type.Optional(Type.String({ maxLength: 255, description: 'E.g. acme.com.' })),
-    website: Type.Optional(Type.String({ maxLength: 2048 })),
-    notes: Type.Optional(Type.String({ maxLength: 20_000 })),
-  }),
+  input: Strict(companyRecord.createInput),
   rest: { method: 'POST', path: '/v1/companies' },
   responseKey: 'company',
   handler: async (ctx, input) => {
-    const company = await insertCompany(ctx.db, {
-      workspace_id: ctx.workspaceId,
-      id: newId('cmp'),
-      name: input.name,
-      domain: input.domain ?? null,
-      website: input.website ?? null,
-      notes: input.notes ?? null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    });
+    const company = await companyRecord.insert(ctx.db, companyRecord.row(ctx, input));
     ctx.audit({ targetType: 'company', targetId: company.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'company.created', targetType: 'company', targetId: company.id, data: company });
     return { body: { company }, createdId: company.id };

@@ -1,20 +1,32 @@
-// The domain events of the CRM and ledger resources. Their data schemas are the resource schemas the API
-// returns (crm-schemas.ts), so an event and a read of the same record never disagree.
+// The domain events of the CRM and ledger resources. Their data schemas are the schemas of the records the
+// API returns (crm-records.ts, ledger-records.ts), so an event and a read of the same record never disagree.
 import type { DomainEventType } from '../../core/module.ts';
 import {
-  AccountingAccountSchema as account,
-  CompanySchema as company,
-  ContactSchema as contact,
-  DealStageChangeSchema,
-  DealSchema as deal,
-  InvoiceSchema as invoice,
-  JournalEntrySchema as journalEntry,
-  LeadConversionSchema,
-  LeadSchema as lead,
-  NoteSchema as note,
-  PaymentSchema as payment,
-  DealStageSchema as stage,
-} from './crm-schemas.ts';
+  companyRecord,
+  contactRecord,
+  dealRecord,
+  dealStageRecord,
+  leadRecord,
+  noteRecord,
+} from './crm-records.ts';
+import { DealStageChangeSchema, LeadConversionSchema } from './crm-schemas.ts';
+import {
+  accountingAccountRecord,
+  invoiceRecord,
+  journalEntryRecord,
+  paymentRecord,
+} from './ledger-records.ts';
+
+const account = accountingAccountRecord.schema;
+const company = companyRecord.schema;
+const contact = contactRecord.schema;
+const deal = dealRecord.schema;
+const invoice = invoiceRecord.schema;
+const journalEntry = journalEntryRecord.schema;
+const lead = leadRecord.schema;
+const note = noteRecord.schema;
+const payment = paymentRecord.schema;
+const stage = dealStageRecord.schema;
 
 export const crmEvents: DomainEventType[] = [
   { name: 'contact.created', description: 'A contact was created; data is the contact.', schema: contact },

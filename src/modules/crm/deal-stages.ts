@@ -1,40 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { inputFields } from '../../core/changes.ts';
 import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import { listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import { defineRecordType } from '../../core/record-types.ts';
-import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { DealStageSchema } from './crm-schemas.ts';
-import { customFieldsInput } from './crm-shared.ts';
-import type { DealStagesTable } from './crm-tables.ts';
-import {
-  BUILT_IN_KEYS,
-  defaultPosition,
-  findStageByKey,
-  insertDealStage,
-  listStages,
-  toStage,
-} from './deal-store.ts';
-
-/** Custom stages only: the built-in ones are not stored (see deal-store.ts) and are read with list_deal_stages. */
-export const dealStageRecord = defineRecordType({
-  type: 'deal_stage',
-  module: 'crm',
-  table: 'deal_stages',
-  collection: '/v1/deal-stages',
-  key: 'stage',
-  readScope: 'crm:read',
-  schema: DealStageSchema,
-  toResource: toStage,
-});
-
-export const stageKindInput = Enum(['open', 'won', 'lost'] as const, {
-  description: 'won and lost close the deal (closed_at set).',
-});
+import { dealStageRecord } from './crm-records.ts';
+import { BUILT_IN_KEYS, defaultPosition, findStageByKey, listStages } from './deal-store.ts';
 
 export const createDealStage = defineOperation({
   name: 'create_deal_stage',
@@ -45,20 +17,7 @@ export const createDealStage = defineOperation({
   summary: 'Create a custom deal stage',
   description:
     'Adds a custom pipeline stage beside the built-in ones (new, qualified, proposal, won, lost); its key then works as stage_key. Without position it goes after the last stage of its kind. Emits deal_stage.created.',
-  input: Strict({
-    key: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      pattern: '^[a-z0-9_]+$',
-      description: 'Unique; not a built-in key.',
-    }),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Lower first.' })),
-    kind: Type.Optional(stageKindInput),
-    probability: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Percent.' })),
-    color: Type.Optional(Type.String({ maxLength: 32, description: 'E.g. #2f80ed.' })),
-    custom_fields: Type.Optional(customFieldsInput()),
-  }),
+  input: Strict(dealStageRecord.createInput),
   rest: { method: 'POST', path: '/v1/deal-stages' },
   responseKey: 'stage',
   handler: async (ctx, input) => {
@@ -70,21 +29,12 @@ export const createDealStage = defineOperation({
       throw validationFailed([{ field: 'key', message: duplicate }]);
     }
     const kind = input.kind ?? 'open';
-    const row: DealStagesTable = {
-      workspace_id: ctx.workspaceId,
-      id: newId('dstg'),
-      key: input.key,
-      name: input.name,
+    const row = dealStageRecord.row(ctx, {
+      ...input,
       position: input.position ?? (await defaultPosition(ctx.db, ctx.workspaceId, kind)),
       kind,
-      probability: input.probability ?? null,
-      color: input.color ?? null,
-      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
-    await uniquely(() => insertDealStage(ctx.db, row), 'key', duplicate);
-    const stage = toStage(row);
+    });
+    const stage = await uniquely(() => dealStageRecord.insert(ctx.db, row), 'key', duplicate);
     ctx.audit({ targetType: 'deal_stage', targetId: stage.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'deal_stage.created', targetType: 'deal_stage', targetId: stage.id, data: stage });
     return { body: { stage }, createdId: stage.id };

@@ -9,11 +9,8 @@ import {
   type Page,
   type PageRequest,
 } from '../../core/pagination.ts';
-import { findRow, insertRows } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { Deal, DealStage } from './crm-schemas.ts';
-import { parseFields } from './crm-shared.ts';
-import type { DealStagesTable, DealsTable, StageKind } from './crm-tables.ts';
+import { type DealStage, dealStageRecord, type StageKind } from './crm-records.ts';
 
 /**
  * The built-in stages exist in every workspace without being stored: they are constants, so a new
@@ -35,25 +32,7 @@ export const BUILT_IN_STAGES = [
 
 export const BUILT_IN_KEYS: readonly string[] = BUILT_IN_STAGES.map((s) => s.key);
 
-export type StageResource = ReturnType<typeof toStage>;
-
-export function toStage(row: DealStagesTable): DealStage {
-  return {
-    id: row.id,
-    key: row.key,
-    name: row.name,
-    position: row.position,
-    kind: row.kind,
-    probability: row.probability,
-    color: row.color,
-    built_in: false,
-    custom_fields: parseFields(row.custom_fields),
-    created_at: row.created_at as string | null,
-    updated_at: row.updated_at as string | null,
-  };
-}
-
-const builtInResources: StageResource[] = BUILT_IN_STAGES.map((s) => ({
+const builtInResources: DealStage[] = BUILT_IN_STAGES.map((s) => ({
   id: `dstg_${s.key}`,
   key: s.key,
   name: s.name,
@@ -108,7 +87,7 @@ export async function defaultPosition(db: Kysely<DB>, workspaceId: string, kind:
 
 // Stages are ordered by (position, built-in first, id); the cursor carries that triple.
 type StageKey = [number, number, string];
-const sortKey = (s: StageResource): StageKey => [s.position, s.built_in ? 0 : 1, s.id];
+const sortKey = (s: DealStage): StageKey => [s.position, s.built_in ? 0 : 1, s.id];
 const after = (a: StageKey, b: StageKey) =>
   a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] > b[2];
 
@@ -118,7 +97,7 @@ export async function listStages(
   workspaceId: string,
   filters: { query?: string },
   page: PageRequest,
-): Promise<Page<StageResource>> {
+): Promise<Page<DealStage>> {
   const limit = Math.min(page.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const cursor = page.cursor
     ? (decodeCursor(page.operation, page.filters, page.cursor, ['integer', 'integer', 'string']) as StageKey)
@@ -143,7 +122,7 @@ export async function listStages(
       .orderBy('id')
       .limit(limit + 1)
       .execute()
-  ).map(toStage);
+  ).map(dealStageRecord.toRecord);
   const text = filters.query?.toLowerCase();
   const builtIns = builtInResources.filter(
     (s) =>
@@ -155,51 +134,4 @@ export async function listStages(
   if (merged.length <= limit) return { items };
   const last = items[items.length - 1]!;
   return { items, next_cursor: encodeCursor(page.operation, page.filters, sortKey(last)) };
-}
-
-export function toDeal(row: DealsTable): Deal {
-  return {
-    id: row.id,
-    name: row.name,
-    stage: row.stage_key,
-    stage_key: row.stage_key,
-    amount_cents: Number(row.amount_cents),
-    currency: row.currency,
-    company_id: row.company_id,
-    contact_id: row.contact_id,
-    custom_fields: parseFields(row.custom_fields),
-    notes: row.notes,
-    closed_at: row.closed_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-export type DealResource = ReturnType<typeof toDeal>;
-
-export function insertDealStage(db: Kysely<DB>, row: DealStagesTable) {
-  return insertRows(db, 'deal_stages', row);
-}
-
-export async function insertDeal(db: Kysely<DB>, row: DealsTable) {
-  await db.insertInto('deals').values(row).execute();
-  return toDeal(row);
-}
-
-export function findDeal(db: Kysely<DB>, workspaceId: string, dealId: string) {
-  return findRow(db, 'deals', workspaceId, dealId);
-}
-
-export async function updateDealRow(
-  db: Kysely<DB>,
-  workspaceId: string,
-  dealId: string,
-  changes: Partial<DealsTable>,
-) {
-  await db
-    .updateTable('deals')
-    .set(changes)
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', dealId)
-    .execute();
 }

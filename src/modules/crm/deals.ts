@@ -1,48 +1,20 @@
 import { Type } from '@sinclair/typebox';
-import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import { inputFields } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { defineRecordType } from '../../core/record-types.ts';
+import { validationFailed } from '../../core/errors.ts';
+import { updateRecord } from '../../core/record-update.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import { DealChangeBodySchema, DealSchema } from './crm-schemas.ts';
-import {
-  centsInput,
-  currencyInput,
-  customFieldsInput,
-  type Fields,
-  idInput,
-  mergedFieldsInput,
-} from './crm-shared.ts';
-import type { DealsTable } from './crm-tables.ts';
-import { type DealResource, findDeal, insertDeal, stageKind, toDeal, updateDealRow } from './deal-store.ts';
+import { type Deal, dealRecord } from './crm-records.ts';
+import { DealChangeBodySchema } from './crm-schemas.ts';
+import { type Fields, idInput } from './crm-shared.ts';
+import { stageKind } from './deal-store.ts';
 
-export const dealRecord = defineRecordType({
-  type: 'deal',
-  module: 'crm',
-  table: 'deals',
-  collection: '/v1/deals',
-  key: 'deal',
-  readScope: 'crm:read',
-  schema: DealSchema,
-  toResource: toDeal,
-});
-
-const stageKeyInput = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  description: 'Built-in (new, qualified, proposal, won, lost) or custom (list_deal_stages). Preferred.',
-});
 const stageInput = Type.String({
   minLength: 1,
   maxLength: 64,
   description: 'Alias of stage_key; if both are sent they must agree.',
-});
-const notesInput = Type.String({
-  maxLength: 20_000,
-  description: 'Overwritten by each write; create_note accumulates notes.',
 });
 const dealIdInput = idInput();
 
@@ -78,31 +50,24 @@ export async function createDealRecord(
   ctx: OperationContext,
   input: NewDeal,
   stageField = 'stage_key',
-): Promise<DealResource> {
+): Promise<Deal> {
   const stage = requestedStage(input) ?? { key: 'new', field: stageField };
   const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
   if (input.company_id) await ctx.requireRecord('company', input.company_id);
   if (input.contact_id) await ctx.requireRecord('contact', input.contact_id);
-  const row: DealsTable = {
-    workspace_id: ctx.workspaceId,
-    id: newId('deal'),
-    name: input.name,
+  const row = dealRecord.row(ctx, {
+    ...input,
     stage_key: stage.key,
-    amount_cents: input.amount_cents ?? 0,
-    currency: input.currency ?? 'USD',
-    company_id: input.company_id ?? null,
-    contact_id: input.contact_id ?? null,
-    custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
-    notes: input.notes ?? null,
     closed_at: kind === 'open' ? null : ctx.now,
-    created_at: ctx.now,
-    updated_at: ctx.now,
-  };
-  const deal = await insertDeal(ctx.db, row);
+  });
+  const deal = await dealRecord.insert(ctx.db, row);
   ctx.audit({ targetType: 'deal', targetId: deal.id, action: 'create', changedFields: inputFields(input) });
   ctx.emit({ name: 'deal.created', targetType: 'deal', targetId: deal.id, data: deal });
   return deal;
 }
+
+// The record's create input, in the order the operation has always listed it.
+const { name, company_id, contact_id, ...dealInput } = dealRecord.createInput;
 
 export const createDeal = defineOperation({
   name: 'create_deal',
@@ -113,17 +78,7 @@ export const createDeal = defineOperation({
   summary: 'Create a deal',
   description:
     'Creates a deal (a sales opportunity) in a pipeline stage, default new. company_id and contact_id must exist. A deal created in a won or lost stage gets closed_at. Emits deal.created.',
-  input: Strict({
-    name: Type.String({ minLength: 1, maxLength: 500 }),
-    company_id: Type.Optional(idInput()),
-    contact_id: Type.Optional(idInput()),
-    stage: Type.Optional(stageInput),
-    stage_key: Type.Optional(stageKeyInput),
-    amount_cents: Type.Optional(centsInput(0, 'Default 0.')),
-    currency: Type.Optional(currencyInput()),
-    custom_fields: Type.Optional(customFieldsInput()),
-    notes: Type.Optional(notesInput),
-  }),
+  input: Strict({ name, company_id, contact_id, stage: Type.Optional(stageInput), ...dealInput }),
   rest: { method: 'POST', path: '/v1/deals' },
   responseKey: 'deal',
   handler: async (ctx, input) => {
@@ -147,49 +102,36 @@ export interface Change {
   to: unknown;
 }
 
+/** The fields whose change update_deal_stage reports, in this order; the audit names the same. */
+const REPORTED = ['stage', 'amount_cents', 'currency', 'custom_fields', 'notes', 'closed_at'] as const;
+
 /**
  * The one way a deal changes (update_deal and update_deal_stage): stage with closed_at, amount, currency,
  * custom_fields merged key by key, notes. Audits the changed field names and emits deal.stage_changed
  * and/or deal.updated. Sending the current values changes nothing.
  */
 async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatch) {
-  requireSomeField(patch, ['stage', 'stage_key', 'amount_cents', 'currency', 'custom_fields', 'notes']);
-  const row = await findDeal(ctx.db, ctx.workspaceId, dealId);
-  if (!row) throw notFound('deal');
-  const before = toDeal(row);
-  const proposed = { ...patch, custom_fields: mergedJson(row.custom_fields, patch.custom_fields) };
-  const { changes: columns } = diffFields(row, proposed, [
-    'amount_cents',
-    'currency',
-    'notes',
-    'custom_fields',
-  ]);
-  const next: DealsTable = { ...row, ...columns };
-  const stage = requestedStage(patch);
-  if (stage && stage.key !== row.stage_key) {
-    const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
-    next.stage_key = stage.key;
-    // Closing keeps the first close time when moving between won and lost; reopening clears it.
-    next.closed_at = kind === 'open' ? null : (row.closed_at ?? ctx.now);
-  }
-
-  const after = toDeal(next);
-  const changes: Change[] = [];
-  const compared = ['stage', 'amount_cents', 'currency', 'custom_fields', 'notes', 'closed_at'] as const;
-  for (const field of compared) {
-    const changed =
-      field === 'custom_fields' ? next.custom_fields !== row.custom_fields : before[field] !== after[field];
-    if (changed) changes.push({ field, from: before[field], to: after[field] });
-  }
-  if (changes.length === 0) {
-    ctx.audit({ targetType: 'deal', targetId: dealId, changedFields: [] });
-    return { deal: before, changes };
-  }
-  next.updated_at = ctx.now;
-  const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
-  await updateDealRow(ctx.db, ctx.workspaceId, dealId, set);
-  const deal = toDeal(next);
-  ctx.audit({ targetType: 'deal', targetId: dealId, changedFields: changes.map((c) => c.field) });
+  let changes: Change[] = [];
+  const { before, record: deal } = await updateRecord(ctx, dealRecord, dealId, patch, {
+    fields: ['amount_cents', 'currency', 'notes', 'custom_fields'],
+    require: ['stage', 'stage_key', 'amount_cents', 'currency', 'custom_fields', 'notes'],
+    apply: async ({ row, next }) => {
+      const stage = requestedStage(patch);
+      if (stage && stage.key !== row.stage_key) {
+        const kind = await stageKind(ctx.db, ctx.workspaceId, stage.key, stage.field);
+        next.stage_key = stage.key;
+        // Closing keeps the first close time when moving between won and lost; reopening clears it.
+        next.closed_at = kind === 'open' ? null : (row.closed_at ?? ctx.now);
+      }
+    },
+    audit: ({ row, next }) => {
+      const [from, to] = [dealRecord.toRecord(row), dealRecord.toRecord(next)];
+      changes = REPORTED.filter((field) =>
+        field === 'custom_fields' ? next.custom_fields !== row.custom_fields : from[field] !== to[field],
+      ).map((field) => ({ field, from: from[field], to: to[field] }));
+      return changes.map((change) => change.field);
+    },
+  });
   if (before.stage !== deal.stage) {
     ctx.emit({
       name: 'deal.stage_changed',
@@ -207,11 +149,7 @@ async function changeDeal(ctx: OperationContext, dealId: string, patch: DealPatc
 const updateDealFields = {
   deal_id: dealIdInput,
   stage: Type.Optional(stageInput),
-  stage_key: Type.Optional(stageKeyInput),
-  amount_cents: Type.Optional(centsInput(0)),
-  currency: Type.Optional(currencyInput(null)),
-  custom_fields: Type.Optional(mergedFieldsInput()),
-  notes: Type.Optional(notesInput),
+  ...dealRecord.patchInput,
 };
 
 export const updateDeal = defineOperation({

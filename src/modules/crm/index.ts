@@ -1,28 +1,33 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import {
-  accountingAccountRecord,
-  createAccountingAccount,
-  listAccountingAccounts,
-} from './accounting-accounts.ts';
-import { companyRecord, createCompany, searchCompaniesOperation } from './companies.ts';
-import { contactRecord, createContact, searchContactsOperation } from './contacts.ts';
+import { createAccountingAccount, listAccountingAccounts } from './accounting-accounts.ts';
+import { createCompany, searchCompaniesOperation } from './companies.ts';
+import { createContact, searchContactsOperation } from './contacts.ts';
 import { crmEvents } from './crm-events.ts';
+import {
+  companyRecord,
+  contactRecord,
+  dealRecord,
+  dealStageRecord,
+  leadRecord,
+  noteRecord,
+} from './crm-records.ts';
 import { crmCounts } from './crm-summary-store.ts';
 import type { CrmTables } from './crm-tables.ts';
-import { createDealStage, dealStageRecord, listDealStages } from './deal-stages.ts';
-import { createDeal, dealRecord, updateDeal, updateDealStage } from './deals.ts';
-import { createInvoice, invoiceRecord, listInvoicesOperation, updateInvoice } from './invoices.ts';
-import {
-  createJournalEntry,
-  journalEntryRecord,
-  listJournalEntriesOperation,
-  updateJournalEntry,
-} from './journal-entries.ts';
+import { createDealStage, listDealStages } from './deal-stages.ts';
+import { createDeal, updateDeal, updateDealStage } from './deals.ts';
+import { createInvoice, listInvoicesOperation, updateInvoice } from './invoices.ts';
+import { createJournalEntry, listJournalEntriesOperation, updateJournalEntry } from './journal-entries.ts';
 import { convertLead } from './lead-conversion.ts';
-import { createLead, leadRecord, listLeadsOperation } from './leads.ts';
+import { createLead, listLeadsOperation } from './leads.ts';
+import {
+  accountingAccountRecord,
+  invoiceRecord,
+  journalEntryRecord,
+  paymentRecord,
+} from './ledger-records.ts';
 import * as crmLedger from './migrations/0003-crm-ledger.ts';
-import { archiveNote, createNote, listNotesOperation, noteRecord, updateNote } from './notes.ts';
-import { paymentRecord, recordPayment } from './payments.ts';
+import { archiveNote, createNote, listNotesOperation, updateNote } from './notes.ts';
+import { recordPayment } from './payments.ts';
 
 const identity = { name: 'crm', scopes: ['crm:read', 'crm:write'] } as const;
 

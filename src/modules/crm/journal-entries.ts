@@ -1,50 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import { inputFields } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
-import { type FieldError, fail, notFound, validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
+import { type FieldError, fail, validationFailed } from '../../core/errors.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import { defineRecordType } from '../../core/record-types.ts';
+import { updateRecord } from '../../core/record-update.ts';
 import { Enum } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import {
-  entryNumberTaken,
-  findJournalEntry,
-  insertJournalEntry,
-  type JournalLine,
-  listJournalEntries,
-  missingAccounts,
-  toJournalEntry,
-  updateJournalEntryRow,
-} from './accounting-store.ts';
-import { JournalEntrySchema } from './crm-schemas.ts';
-import { centsInput, customFieldsInput, idInput, mergedFieldsInput } from './crm-shared.ts';
-import type { JournalEntriesTable } from './crm-tables.ts';
-
-export const journalEntryRecord = defineRecordType({
-  type: 'journal_entry',
-  module: 'crm',
-  table: 'journal_entries',
-  collection: '/v1/accounting/journal-entries',
-  key: 'journal_entry',
-  readScope: 'crm:read',
-  schema: JournalEntrySchema,
-  toResource: toJournalEntry,
-});
-
-const entryStatus = Enum(['draft', 'posted'] as const);
-const line = Strict({
-  account_id: idInput(),
-  debit_cents: Type.Optional(centsInput(0)),
-  credit_cents: Type.Optional(centsInput(0)),
-});
-const linesInput = Type.Array(line, {
-  minItems: 2,
-  maxItems: 500,
-  description: 'Each line has one of debit_cents, credit_cents above 0; debits must equal credits.',
-});
+import { entryNumberTaken, listJournalEntries, missingAccounts } from './accounting-store.ts';
+import { idInput } from './crm-shared.ts';
+import { entryStatuses, type JournalLine, journalEntryRecord } from './ledger-records.ts';
 
 type LineInput = { account_id: string; debit_cents?: number; credit_cents?: number };
 
@@ -91,8 +57,11 @@ async function checkLines(ctx: OperationContext, lines: LineInput[]) {
   return { lines: normalized, total: debits };
 }
 
+const numberTaken = (entryNumber: string) =>
+  `entry number "${entryNumber}" is already used in this workspace`;
+
 async function checkEntryNumber(ctx: OperationContext, entryNumber: string, exceptId?: string) {
-  const message = `entry number "${entryNumber}" is already used in this workspace`;
+  const message = numberTaken(entryNumber);
   if (await entryNumberTaken(ctx.db, ctx.workspaceId, entryNumber, exceptId)) {
     throw validationFailed([{ field: 'entry_number', message }]);
   }
@@ -108,34 +77,21 @@ export const createJournalEntry = defineOperation({
   summary: 'Create a journal entry',
   description:
     'Records a double-entry journal entry on existing accounts; unbalanced lines fail (validation_failed on lines, naming both totals) and nothing is stored. status draft (default, editable) or posted (final). entry_number is unique. Emits journal_entry.created, plus journal_entry.posted when created posted.',
-  input: Strict({
-    entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    status: Type.Optional(entryStatus),
-    memo: Type.Optional(Type.String({ maxLength: 2000 })),
-    lines: linesInput,
-    custom_fields: Type.Optional(customFieldsInput()),
-  }),
+  input: Strict(journalEntryRecord.createInput),
   rest: { method: 'POST', path: '/v1/accounting/journal-entries' },
   responseKey: 'journal_entry',
   handler: async (ctx, input) => {
     const { lines, total } = await checkLines(ctx, input.lines);
     const duplicate = input.entry_number ? await checkEntryNumber(ctx, input.entry_number) : '';
     const status = input.status ?? 'draft';
-    const row: JournalEntriesTable = {
-      workspace_id: ctx.workspaceId,
-      id: newId('jrn'),
-      entry_number: input.entry_number ?? null,
+    const row = journalEntryRecord.row(ctx, {
+      ...input,
       status,
-      memo: input.memo ?? null,
-      lines: JSON.stringify(lines),
+      lines,
       total_cents: total,
-      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
       posted_at: status === 'posted' ? ctx.now : null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
-    await uniquely(() => insertJournalEntry(ctx.db, row), 'entry_number', duplicate);
-    const entry = toJournalEntry(row);
+    });
+    const entry = await uniquely(() => journalEntryRecord.insert(ctx.db, row), 'entry_number', duplicate);
     ctx.audit({ targetType: 'journal_entry', targetId: entry.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'journal_entry.created', targetType: 'journal_entry', targetId: entry.id, data: entry });
     if (status === 'posted') {
@@ -158,7 +114,7 @@ export const listJournalEntriesOperation = defineOperation({
   summary: 'List journal entries',
   description: 'Lists journal entries with their lines, newest first; query matches memo and entry_number.',
   input: Strict({
-    status: Type.Optional(entryStatus),
+    status: Type.Optional(Enum(entryStatuses)),
     query: Type.Optional(Type.String({ maxLength: 500 })),
     ...pageInput,
   }),
@@ -185,58 +141,50 @@ export const updateJournalEntry = defineOperation({
   summary: 'Edit or post a draft journal entry',
   description:
     "Changes a draft entry (lines follow create_journal_entry's rules) and/or posts it (status posted). A posted entry cannot change (validation_failed): correct it with a reversing entry. Emits journal_entry.updated and/or journal_entry.posted.",
-  input: Strict({
-    journal_entry_id: idInput(),
-    entry_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    status: Type.Optional(entryStatus),
-    memo: Type.Optional(Type.String({ maxLength: 2000 })),
-    lines: Type.Optional(linesInput),
-    custom_fields: Type.Optional(mergedFieldsInput()),
-  }),
+  input: Strict({ journal_entry_id: idInput(), ...journalEntryRecord.patchInput }),
   rest: { method: 'PATCH', path: '/v1/accounting/journal-entries/{journal_entry_id}' },
   responseKey: 'journal_entry',
   handler: async (ctx, input) => {
-    const fields = ['entry_number', 'status', 'memo', 'lines', 'custom_fields'] as const;
-    requireSomeField(input, fields);
-    const row = await findJournalEntry(ctx.db, ctx.workspaceId, input.journal_entry_id);
-    if (!row) throw notFound('journal entry');
-    const proposed = {
-      ...input,
-      lines: input.lines && JSON.stringify(normalize(input.lines)),
-      custom_fields: mergedJson(row.custom_fields, input.custom_fields),
-    };
-    const { changes, changed } = diffFields(row, proposed, fields);
-    // Nothing of a posted entry changes: only a request restating its current state succeeds.
-    if (row.status === 'posted' && changed.length) {
-      throw validationFailed([
-        {
-          field: 'journal_entry_id',
-          message: 'is posted; a posted entry cannot be changed (record a reversing entry)',
+    const patch = { ...input, lines: input.lines && normalize(input.lines) };
+    const { record: entry, changed } = await updateRecord(
+      ctx,
+      journalEntryRecord,
+      input.journal_entry_id,
+      patch,
+      {
+        apply: async ({ row, next, changed }) => {
+          // Nothing of a posted entry changes: only a request restating its current state succeeds.
+          if (row.status === 'posted' && changed.length) {
+            throw validationFailed([
+              {
+                field: 'journal_entry_id',
+                message: 'is posted; a posted entry cannot be changed (record a reversing entry)',
+              },
+            ]);
+          }
+          if (changed.includes('lines')) next.total_cents = (await checkLines(ctx, input.lines!)).total;
+          if (changed.includes('status')) next.posted_at = ctx.now;
+          if (changed.includes('entry_number')) await checkEntryNumber(ctx, next.entry_number!, row.id);
         },
-      ]);
-    }
-    const next: JournalEntriesTable = { ...row, ...changes };
-    if (changes.lines !== undefined) next.total_cents = (await checkLines(ctx, input.lines!)).total;
-    if (changes.status !== undefined) next.posted_at = ctx.now;
-    const duplicate = changed.includes('entry_number')
-      ? await checkEntryNumber(ctx, next.entry_number!, row.id)
-      : '';
-    if (changed.length) {
-      next.updated_at = ctx.now;
-      const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
-      await uniquely(
-        () => updateJournalEntryRow(ctx.db, ctx.workspaceId, row.id, set),
-        'entry_number',
-        duplicate,
-      );
-    }
-    const entry = toJournalEntry(next);
-    ctx.audit({ targetType: 'journal_entry', targetId: row.id, changedFields: changed });
+        unique: (next) =>
+          next.entry_number ? { field: 'entry_number', message: numberTaken(next.entry_number) } : undefined,
+      },
+    );
     if (changed.some((f) => f !== 'status')) {
-      ctx.emit({ name: 'journal_entry.updated', targetType: 'journal_entry', targetId: row.id, data: entry });
+      ctx.emit({
+        name: 'journal_entry.updated',
+        targetType: 'journal_entry',
+        targetId: entry.id,
+        data: entry,
+      });
     }
     if (changed.includes('status')) {
-      ctx.emit({ name: 'journal_entry.posted', targetType: 'journal_entry', targetId: row.id, data: entry });
+      ctx.emit({
+        name: 'journal_entry.posted',
+        targetType: 'journal_entry',
+        targetId: entry.id,
+        data: entry,
+      });
     }
     return { body: { journal_entry: entry } };
   },

@@ -2,14 +2,20 @@ import { Type } from '@sinclair/typebox';
 import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import { Strict } from '../../core/schema.ts';
-import { type Company, type Contact, type LeadConversion, LeadConversionSchema } from './crm-schemas.ts';
-import { centsInput, currencyInput, idInput } from './crm-shared.ts';
-import { insertCompany, insertContact } from './crm-store.ts';
-import type { LeadsTable } from './crm-tables.ts';
+import {
+  type Company,
+  type Contact,
+  companyRecord,
+  contactRecord,
+  dealRecord,
+  type LeadRow,
+  leadRecord,
+} from './crm-records.ts';
+import { type LeadConversion, LeadConversionSchema } from './crm-schemas.ts';
+import { idInput } from './crm-shared.ts';
 import { createDealRecord } from './deals.ts';
-import { findLead, toLead, updateLeadRow } from './lead-store.ts';
+import { findLead, updateLeadRow } from './lead-store.ts';
 
 interface ConvertInput {
   lead_id: string;
@@ -24,8 +30,8 @@ interface ConvertInput {
 }
 
 /** The records a conversion produced, read back from the lead's stored IDs. */
-async function conversionResult(ctx: OperationContext, lead: LeadsTable) {
-  const body: Record<string, unknown> = { lead: toLead(lead) };
+async function conversionResult(ctx: OperationContext, lead: LeadRow) {
+  const body: Record<string, unknown> = { lead: leadRecord.toRecord(lead) };
   body.contact = await ctx.requireRecord('contact', lead.converted_contact_id!);
   if (lead.converted_company_id) body.company = await ctx.requireRecord('company', lead.converted_company_id);
   if (lead.converted_deal_id) body.deal = await ctx.requireRecord('deal', lead.converted_deal_id);
@@ -36,7 +42,7 @@ async function conversionResult(ctx: OperationContext, lead: LeadsTable) {
  * A converted lead answers a repeated conversion with the records it produced; a request naming other
  * records than those fails instead of silently returning something else.
  */
-function checkRepeat(lead: LeadsTable, input: ConvertInput) {
+function checkRepeat(lead: LeadRow, input: ConvertInput) {
   const conflicts: { field: string; message: string }[] = [];
   if (input.contact_id !== undefined && input.contact_id !== lead.converted_contact_id) {
     conflicts.push({
@@ -80,16 +86,7 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
   const givenContact = input.contact_id ? await ctx.requireRecord('contact', input.contact_id) : undefined;
   let company = input.company_id ? await ctx.requireRecord('company', input.company_id) : undefined;
   if (!company && lead.company_name) {
-    company = await insertCompany(ctx.db, {
-      workspace_id: ctx.workspaceId,
-      id: newId('cmp'),
-      name: lead.company_name,
-      domain: null,
-      website: null,
-      notes: null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    });
+    company = await companyRecord.insert(ctx.db, companyRecord.row(ctx, { name: lead.company_name }));
     ctx.audit({
       targetType: 'company',
       targetId: String(company.id),
@@ -100,18 +97,16 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
   }
   let contact = givenContact;
   if (!contact) {
-    contact = await insertContact(ctx.db, {
-      workspace_id: ctx.workspaceId,
-      id: newId('con'),
-      name: lead.name,
-      email: lead.email,
-      phone: lead.phone,
-      company_id: company ? String(company.id) : null,
-      company_name: company ? String(company.name) : lead.company_name,
-      notes: null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    });
+    contact = await contactRecord.insert(
+      ctx.db,
+      contactRecord.row(ctx, {
+        name: lead.name,
+        email: lead.email,
+        phone: lead.phone,
+        company_id: company ? String(company.id) : null,
+        company_name: company ? String(company.name) : lead.company_name,
+      }),
+    );
     const fields = ['name', 'email', 'phone', 'company_id', 'company_name'].filter(
       (f) => contact![f] !== null,
     );
@@ -135,7 +130,7 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
         })
       : undefined;
 
-  const changes: Partial<LeadsTable> = {
+  const changes: Partial<LeadRow> = {
     status: 'converted',
     conversion_reason: input.conversion_reason ?? null,
     converted_contact_id: String(contact.id),
@@ -145,7 +140,7 @@ async function convert(ctx: OperationContext, input: ConvertInput) {
     updated_at: ctx.now,
   };
   await updateLeadRow(ctx.db, ctx.workspaceId, lead.id, changes);
-  const converted = toLead({ ...lead, ...changes });
+  const converted = leadRecord.toRecord({ ...lead, ...changes });
   const changed = ['status', 'converted_contact_id', 'converted_at'];
   if (company) changed.push('converted_company_id');
   if (deal) changed.push('converted_deal_id');
@@ -176,8 +171,8 @@ export const convertLead = defineOperation({
       Type.String({ minLength: 1, maxLength: 500, description: "Default the lead's name." }),
     ),
     stage_key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Default new.' })),
-    amount_cents: Type.Optional(centsInput(0, 'Default 0.')),
-    currency: Type.Optional(currencyInput()),
+    amount_cents: dealRecord.createInput.amount_cents,
+    currency: dealRecord.createInput.currency,
     conversion_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   }),
   rest: { method: 'POST', path: '/v1/leads/{lead_id}/convert' },

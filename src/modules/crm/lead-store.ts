@@ -1,46 +1,23 @@
 import type { Kysely } from 'kysely';
 import type { KeysetColumn, PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
-import { findRow } from '../../db/find-row.ts';
+import { findRow, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { Lead } from './crm-schemas.ts';
-import { parseFields } from './crm-shared.ts';
-import type { LeadSource, LeadStatus, LeadsTable } from './crm-tables.ts';
+import { type LeadRow, leadRecord, type leadSources, type leadStatuses } from './crm-records.ts';
 
 const PREFIX_LENGTH = 100;
 /** Newest first; the custom-field filter joins another table, so the ID is qualified. */
 const LEAD_ORDER: KeysetColumn[] = [{ column: 'leads.id', direction: 'desc', type: 'string' }];
-
-export function toLead(row: LeadsTable): Lead {
-  return {
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    phone: row.phone,
-    company_name: row.company_name,
-    title: row.title,
-    source: row.source,
-    score: row.score,
-    status: row.status,
-    custom_fields: parseFields(row.custom_fields),
-    conversion_reason: row.conversion_reason,
-    converted_contact_id: row.converted_contact_id,
-    converted_company_id: row.converted_company_id,
-    converted_deal_id: row.converted_deal_id,
-    converted_at: row.converted_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
 
 /** The string form a custom field value is compared by: "42", "true", "gold". */
 export function fieldText(value: string | number | boolean): string {
   return String(value);
 }
 
-export async function insertLead(db: Kysely<DB>, row: LeadsTable) {
-  await db.insertInto('leads').values(row).execute();
-  const fields = Object.entries(parseFields(row.custom_fields)).filter(([, v]) => v !== null) as [
+/** Inserts a lead and the index rows of its custom fields (list_leads filters by them). */
+export async function insertLead(db: Kysely<DB>, row: LeadRow) {
+  const lead = await leadRecord.insert(db, row);
+  const fields = Object.entries(lead.custom_fields).filter(([, v]) => v !== null) as [
     string,
     string | number | boolean,
   ][];
@@ -58,31 +35,27 @@ export async function insertLead(db: Kysely<DB>, row: LeadsTable) {
       )
       .execute();
   }
-  return toLead(row);
+  return lead;
 }
 
 export function findLead(db: Kysely<DB>, workspaceId: string, leadId: string) {
   return findRow(db, 'leads', workspaceId, leadId);
 }
 
-export async function updateLeadRow(
+/** Sets columns of a lead (its conversion). */
+export function updateLeadRow(
   db: Kysely<DB>,
   workspaceId: string,
   leadId: string,
-  changes: Partial<LeadsTable>,
+  changes: Partial<LeadRow>,
 ) {
-  await db
-    .updateTable('leads')
-    .set(changes)
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', leadId)
-    .execute();
+  return updateRow(db, 'leads', workspaceId, leadId, changes);
 }
 
 export interface LeadFilters {
   query?: string;
-  status?: LeadStatus;
-  source?: LeadSource;
+  status?: (typeof leadStatuses)[number];
+  source?: (typeof leadSources)[number];
   custom_field_key?: string;
   custom_field_value?: string;
 }
@@ -116,10 +89,8 @@ export async function listLeads(
     db,
     query,
     page,
-    { table: 'leads', workspaceId, text: filters.query },
+    { record: leadRecord, workspaceId, text: filters.query },
     LEAD_ORDER,
   );
-  return { ...result, items: result.items.map(toLead) };
+  return { ...result, items: result.items.map(leadRecord.toRecord) };
 }
-
-export type LeadResource = ReturnType<typeof toLead>;

@@ -1,46 +1,23 @@
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
-import { findRow, insertRows } from '../../db/find-row.ts';
+import { findRow, updateRow } from '../../db/find-row.ts';
 import type { DB } from '../../db/tables.ts';
-import type { Note } from './crm-schemas.ts';
-import { parseFields } from './crm-shared.ts';
-import type { NotesTable } from './crm-tables.ts';
-
-export function toNote(row: NotesTable): Note {
-  return {
-    id: row.id,
-    title: row.title,
-    body: row.body,
-    contact_id: row.contact_id,
-    company_id: row.company_id,
-    deal_id: row.deal_id,
-    custom_fields: parseFields(row.custom_fields),
-    metadata: parseFields(row.metadata),
-    author: { type: row.author_type, credential_id: row.author_credential_id, name: row.author_name },
-    archived_at: row.archived_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+import { type NoteRow, noteRecord } from './crm-records.ts';
 
 /** A note by ID, archived or not: writes and the operator's restore see archived notes, reads do not. */
 export function findNote(db: Kysely<DB>, workspaceId: string, noteId: string) {
   return findRow(db, 'notes', workspaceId, noteId);
 }
 
-export async function updateNoteRow(
+/** Sets columns of a note (archiving, the operator's restore). */
+export function updateNoteRow(
   db: Kysely<DB>,
   workspaceId: string,
   noteId: string,
-  changes: Partial<NotesTable>,
+  changes: Partial<NoteRow>,
 ) {
-  await db
-    .updateTable('notes')
-    .set(changes)
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', noteId)
-    .execute();
+  return updateRow(db, 'notes', workspaceId, noteId, changes);
 }
 
 export interface NoteFilters {
@@ -64,10 +41,10 @@ export async function listNotes(
   if (filters.contact_id) query = query.where('contact_id', '=', filters.contact_id);
   if (filters.company_id) query = query.where('company_id', '=', filters.company_id);
   if (filters.deal_id) query = query.where('deal_id', '=', filters.deal_id);
-  const result = await fetchSearchPage(db, query, page, { table: 'notes', workspaceId, text: filters.query });
-  return { ...result, items: result.items.map(toNote) };
-}
-
-export function insertNote(db: Kysely<DB>, row: NotesTable) {
-  return insertRows(db, 'notes', row);
+  const result = await fetchSearchPage(db, query, page, {
+    record: noteRecord,
+    workspaceId,
+    text: filters.query,
+  });
+  return { ...result, items: result.items.map(noteRecord.toRecord) };
 }

@@ -1,28 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { diffFields, inputFields, mergedJson, requireSomeField, withoutNulls } from '../../core/changes.ts';
+import { inputFields } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
-import { defineRecordType } from '../../core/record-types.ts';
-import { FreeFields, Strict } from '../../core/schema.ts';
-import { NoteSchema } from './crm-schemas.ts';
-import { customFieldsInput, idInput, mergedFieldsInput } from './crm-shared.ts';
-import type { NotesTable } from './crm-tables.ts';
-import { findNote, insertNote, listNotes, toNote, updateNoteRow } from './note-store.ts';
-
-export const noteRecord = defineRecordType({
-  type: 'note',
-  module: 'crm',
-  table: 'notes',
-  collection: '/v1/notes',
-  key: 'note',
-  readScope: 'crm:read',
-  hiddenWhen: 'archived_at',
-  schema: NoteSchema,
-  toResource: toNote,
-});
+import { updateRecord } from '../../core/record-update.ts';
+import { Strict } from '../../core/schema.ts';
+import { noteRecord } from './crm-records.ts';
+import { idInput } from './crm-shared.ts';
+import { findNote, listNotes, updateNoteRow } from './note-store.ts';
 
 const SUBJECTS = [
   ['contact_id', 'contact'],
@@ -30,9 +16,6 @@ const SUBJECTS = [
   ['deal_id', 'deal'],
 ] as const;
 
-const bodyInput = Type.String({ minLength: 1, maxLength: 100_000 });
-const titleInput = Type.String({ maxLength: 500 });
-const metadataInput = FreeFields('Machine-readable data (source system, message ID ...).');
 const noSubject = () =>
   validationFailed(
     SUBJECTS.map(([field]) => ({
@@ -52,6 +35,9 @@ async function checkSubjects(
   }
 }
 
+// body first, as the operation has always listed it.
+const { body, ...noteInput } = noteRecord.createInput;
+
 export const createNote = defineOperation({
   name: 'create_note',
   module: 'crm',
@@ -61,39 +47,19 @@ export const createNote = defineOperation({
   summary: 'Add a note to a contact, company or deal',
   description:
     'Adds a note (body, optional title) about at least one existing contact, company or deal. Notes accumulate, each with its author and history, unlike the overwritten notes field of those records. Emits note.created.',
-  input: Strict({
-    body: bodyInput,
-    title: Type.Optional(titleInput),
-    contact_id: Type.Optional(idInput()),
-    company_id: Type.Optional(idInput()),
-    deal_id: Type.Optional(idInput()),
-    custom_fields: Type.Optional(customFieldsInput()),
-    metadata: Type.Optional(metadataInput),
-  }),
+  input: Strict({ body, ...noteInput }),
   rest: { method: 'POST', path: '/v1/notes' },
   responseKey: 'note',
   handler: async (ctx, input) => {
     if (!SUBJECTS.some(([field]) => input[field] !== undefined)) throw noSubject();
     await checkSubjects(ctx, input);
-    const row: NotesTable = {
-      workspace_id: ctx.workspaceId,
-      id: newId('note'),
-      title: input.title ?? null,
-      body: input.body,
-      contact_id: input.contact_id ?? null,
-      company_id: input.company_id ?? null,
-      deal_id: input.deal_id ?? null,
-      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
-      metadata: JSON.stringify(withoutNulls(input.metadata)),
+    const row = noteRecord.row(ctx, {
+      ...input,
       author_type: ctx.actor.type,
       author_credential_id: ctx.actor.credentialId,
       author_name: ctx.actor.name,
-      archived_at: null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
-    await insertNote(ctx.db, row);
-    const note = toNote(row);
+    });
+    const note = await noteRecord.insert(ctx.db, row);
     ctx.audit({ targetType: 'note', targetId: note.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'note.created', targetType: 'note', targetId: note.id, data: note });
     return { body: { note }, createdId: note.id };
@@ -124,18 +90,6 @@ export const listNotesOperation = defineOperation({
   },
 });
 
-const nullableSubject = Type.Union([idInput(), Type.Null()]);
-
-const NOTE_FIELDS = [
-  'title',
-  'body',
-  'contact_id',
-  'company_id',
-  'deal_id',
-  'custom_fields',
-  'metadata',
-] as const;
-
 export const updateNote = defineOperation({
   name: 'update_note',
   module: 'crm',
@@ -144,56 +98,33 @@ export const updateNote = defineOperation({
   summary: 'Edit a note',
   description:
     "Changes a note's title, body, subjects (must exist; null unlinks; one must remain), custom_fields or metadata (merged; null removes a key). Changing nothing is validation_failed; archived notes are not found. Emits note.updated.",
-  input: Strict({
-    note_id: idInput(),
-    title: Type.Optional(Type.Union([titleInput, Type.Null()])),
-    body: Type.Optional(bodyInput),
-    contact_id: Type.Optional(nullableSubject),
-    company_id: Type.Optional(nullableSubject),
-    deal_id: Type.Optional(nullableSubject),
-    custom_fields: Type.Optional(mergedFieldsInput()),
-    metadata: Type.Optional(metadataInput),
-  }),
+  input: Strict({ note_id: idInput(), ...noteRecord.patchInput }),
   rest: { method: 'PATCH', path: '/v1/notes/{note_id}' },
   responseKey: 'note',
   handler: async (ctx, input) => {
-    requireSomeField(input, NOTE_FIELDS);
-    const row = await findNote(ctx.db, ctx.workspaceId, input.note_id);
-    if (!row || row.archived_at) throw notFound('note');
-    const { changes, changed } = diffFields(
-      row,
-      {
-        ...input,
-        custom_fields: mergedJson(row.custom_fields, input.custom_fields),
-        metadata: mergedJson(row.metadata, input.metadata),
+    const { record: note } = await updateRecord(ctx, noteRecord, input.note_id, input, {
+      apply: async ({ next, changed }) => {
+        // The spec's own rule for notes: an update that changes nothing is refused, not a no-op.
+        if (changed.length === 0) {
+          throw validationFailed(
+            [
+              {
+                field: '(body)',
+                message: "changes nothing: send at least one field with a value different from the note's",
+              },
+            ],
+            'update_note must change at least one field.',
+          );
+        }
+        if (!next.contact_id && !next.company_id && !next.deal_id) throw noSubject();
+        await checkSubjects(ctx, {
+          contact_id: changed.includes('contact_id') ? next.contact_id : null,
+          company_id: changed.includes('company_id') ? next.company_id : null,
+          deal_id: changed.includes('deal_id') ? next.deal_id : null,
+        });
       },
-      NOTE_FIELDS,
-    );
-    const next: NotesTable = { ...row, ...changes };
-    // The spec's own rule for notes: an update that changes nothing is refused, not a no-op.
-    if (changed.length === 0) {
-      throw validationFailed(
-        [
-          {
-            field: '(body)',
-            message: "changes nothing: send at least one field with a value different from the note's",
-          },
-        ],
-        'update_note must change at least one field.',
-      );
-    }
-    if (!next.contact_id && !next.company_id && !next.deal_id) throw noSubject();
-    await checkSubjects(ctx, {
-      contact_id: changed.includes('contact_id') ? next.contact_id : null,
-      company_id: changed.includes('company_id') ? next.company_id : null,
-      deal_id: changed.includes('deal_id') ? next.deal_id : null,
     });
-    next.updated_at = ctx.now;
-    const { workspace_id: _w, id: _id, created_at: _c, ...set } = next;
-    await updateNoteRow(ctx.db, ctx.workspaceId, row.id, set);
-    const note = toNote(next);
-    ctx.audit({ targetType: 'note', targetId: row.id, changedFields: changed });
-    ctx.emit({ name: 'note.updated', targetType: 'note', targetId: row.id, data: note });
+    ctx.emit({ name: 'note.updated', targetType: 'note', targetId: note.id, data: note });
     return { body: { note } };
   },
 });
@@ -214,11 +145,11 @@ export const archiveNote = defineOperation({
     if (!row) throw notFound('note');
     if (row.archived_at) {
       ctx.audit({ targetType: 'note', targetId: row.id, changedFields: [] });
-      return { body: { note: toNote(row) } };
+      return { body: { note: noteRecord.toRecord(row) } };
     }
     const changes = { archived_at: ctx.now, updated_at: ctx.now };
     await updateNoteRow(ctx.db, ctx.workspaceId, row.id, changes);
-    const note = toNote({ ...row, ...changes });
+    const note = noteRecord.toRecord({ ...row, ...changes });
     ctx.audit({ targetType: 'note', targetId: row.id, changedFields: ['archived_at'] });
     ctx.emit({ name: 'note.archived', targetType: 'note', targetId: row.id, data: note });
     return { body: { note } };

@@ -1,34 +1,11 @@
-import { Type } from '@sinclair/typebox';
-import { inputFields, withoutNulls } from '../../core/changes.ts';
+import { inputFields } from '../../core/changes.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { uniquely } from '../../core/db-errors.ts';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { defineRecordType } from '../../core/record-types.ts';
 import { Strict } from '../../core/schema.ts';
-import { PaymentSchema } from './crm-schemas.ts';
-import { centsInput, currencyInput, customFieldsInput, idInput } from './crm-shared.ts';
-import type { PaymentsTable } from './crm-tables.ts';
-import {
-  addPaymentToInvoice,
-  findInvoice,
-  insertPayment,
-  paymentWithReference,
-  toInvoice,
-  toPayment,
-} from './invoice-store.ts';
-
-export const paymentRecord = defineRecordType({
-  type: 'payment',
-  module: 'crm',
-  table: 'payments',
-  collection: '/v1/payments',
-  key: 'payment',
-  readScope: 'crm:read',
-  schema: PaymentSchema,
-  toResource: toPayment,
-});
+import { addPaymentToInvoice, findInvoice, paymentWithReference } from './invoice-store.ts';
+import { invoiceRecord, paymentRecord } from './ledger-records.ts';
 
 /**
  * Applies a payment to its invoice in the same transaction. The update re-checks the balance itself, so
@@ -39,7 +16,7 @@ async function applyToInvoice(ctx: OperationContext, invoiceId: string, amount: 
     throw validationFailed([{ field: 'amount_cents', message: 'exceeds the invoice balance' }]);
   }
   const row = await findInvoice(ctx.db, ctx.workspaceId, invoiceId);
-  return toInvoice(row!);
+  return invoiceRecord.toRecord(row!);
 }
 
 export const recordPayment = defineOperation({
@@ -51,27 +28,7 @@ export const recordPayment = defineOperation({
   summary: 'Record a payment',
   description:
     'Records money received, against an invoice or (without invoice_id) unapplied. The invoice must not be void, currency must match it, amount_cents may not exceed its balance_cents; its amount_paid_cents and status (partially_paid, paid) move in the same transaction. Emits payment.recorded, and invoice.paid when fully paid.',
-  input: Strict({
-    invoice_id: Type.Optional(idInput()),
-    amount_cents: centsInput(1),
-    currency: Type.Optional(currencyInput("Default the invoice's, else USD.")),
-    paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'Default now.' })),
-    provider: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'E.g. stripe, bank_transfer.',
-      }),
-    ),
-    provider_reference_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 255,
-        description: "The processor's charge ID; unique per provider.",
-      }),
-    ),
-    custom_fields: Type.Optional(customFieldsInput()),
-  }),
+  input: Strict(paymentRecord.createInput),
   rest: { method: 'POST', path: '/v1/payments' },
   responseKey: 'payment',
   handler: async (ctx, input) => {
@@ -109,22 +66,17 @@ export const recordPayment = defineOperation({
     if (referenceKey && (await paymentWithReference(ctx.db, ctx.workspaceId, referenceKey))) {
       throw validationFailed([{ field: 'provider_reference_id', message: duplicate }]);
     }
-    const row: PaymentsTable = {
-      workspace_id: ctx.workspaceId,
-      id: newId('pay'),
-      invoice_id: input.invoice_id ?? null,
-      amount_cents: input.amount_cents,
+    const row = paymentRecord.row(ctx, {
+      ...input,
       currency,
       paid_at: input.paid_at ?? ctx.now,
-      provider: input.provider ?? null,
-      provider_reference_id: input.provider_reference_id ?? null,
       reference_key: referenceKey,
-      custom_fields: JSON.stringify(withoutNulls(input.custom_fields)),
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
-    await uniquely(() => insertPayment(ctx.db, row), 'provider_reference_id', duplicate);
-    const payment = toPayment(row);
+    });
+    const payment = await uniquely(
+      () => paymentRecord.insert(ctx.db, row),
+      'provider_reference_id',
+      duplicate,
+    );
     ctx.audit({ targetType: 'payment', targetId: payment.id, changedFields: inputFields(input) });
     ctx.emit({ name: 'payment.recorded', targetType: 'payment', targetId: payment.id, data: payment });
     if (invoice) {

@@ -18,7 +18,7 @@ import {
 import { dismissFailure, listFailures } from '../../core/outbox-failures.ts';
 import { RecordId, Shape } from '../../core/resource-schema.ts';
 import { requestId } from '../../core/response-schema.ts';
-import { NoteSchema } from '../../modules/crm/crm-schemas.ts';
+import { noteRecord } from '../../modules/crm/crm-records.ts';
 import { restoreVectorCollection } from '../../modules/data-agents/vectors/collection-restore.ts';
 import { VectorCollectionSchema } from '../../modules/data-agents/vectors/vector-schemas.ts';
 import {
@@ -186,7 +186,7 @@ export const adminRoutes: AdminRoute[] = [
     summary: 'Restore an archived note',
     description:
       'Brings an archived note back into every read; a note that is not archived is returned unchanged.',
-    response: Shape({ note: NoteSchema }),
+    response: Shape({ note: noteRecord.schema }),
     status: 200,
     handler: async ({ operator, params }) => ({
       note: await restoreNote(operator, params.workspace_id!, params.note_id!),
