@@ -35,8 +35,10 @@ function Route() {
   const path = location$.value.path;
   const page = pageOf(path);
   if (!page) {
-    const first = PAGES.find(usable);
-    if (first && (path === '/console' || path === '/console/')) {
+    // /console, /console/bi, /console/insights: the first page of that area this key can use.
+    const area = path.replace(/\/+$/, '');
+    const first = PAGES.find((p) => usable(p) && `/console${p.path}`.startsWith(area));
+    if (first && ['/console', '/console/bi', '/console/insights'].includes(area)) {
       queueMicrotask(() => navigate(href(first.path), { replace: true }));
       return null;
     }
@@ -53,7 +55,7 @@ function Route() {
     const params = match(pattern);
     if (params) return view(params);
   }
-  return <BiPage path={path} />;
+  return <BiPage />;
 }
 
 function NoAccess({ title, text }: { title: string; text: string }) {

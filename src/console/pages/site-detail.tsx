@@ -64,7 +64,7 @@ function KeyPanel({ site, onChange }: { site: Site; onChange: (site: Site) => vo
         </p>
       )}
       <Field label="Script snippet">
-        <textarea class="snippet" readOnly rows={3} value={text} />
+        <textarea class="snippet" readOnly rows={5} value={text} />
       </Field>
       <div class="actions">
         <button type="button" onClick={copy}>

@@ -36,12 +36,21 @@ function options(props: ChartProps, width: number): uPlot.Options {
     height: props.height ?? 240,
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: props.kind === 'time' } },
+    scales: {
+      x: {
+        time: props.kind === 'time',
+        // Half a step of room at each end, so the first and last bars are whole.
+        range: (_u, min, max) => {
+          const step = props.kind === 'time' ? ((props.x[1] ?? 0) - (props.x[0] ?? 0)) / 1000 || 3600 : 1;
+          return style === 'bar' ? [min - step / 2, max + step / 2] : [min, max];
+        },
+      },
+    },
     axes: [
       props.kind === 'category'
         ? { ...axis, values: (_u, ticks) => ticks.map((t) => props.labels?.[t] ?? '') }
         : axis,
-      { ...axis, size: 56 },
+      { ...axis, size: 80 },
     ],
     series: [
       {},
