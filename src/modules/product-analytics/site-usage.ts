@@ -46,7 +46,8 @@ export const getSiteUsage = defineOperation({
   summary: 'Count the events an Analytics Site sent',
   description:
     'How many events a site sent in the last hour and the last 24 hours (whole minutes, from the counters ' +
-    'its per-minute limit and daily quota use; batches refused by those limits are not counted).',
+    'its per-minute limit and daily quota use): events stored through its keys; rejected events, duplicates ' +
+    'and batches refused by those limits are not counted.',
   input: Strict({ site_id: siteId }),
   rest: { method: 'GET', path: '/v1/insights/sites/{site_id}/usage' },
   responseKey: 'site_usage',
