@@ -108,6 +108,47 @@ describe.skipIf(usingPostgres)('console: Custom BI stories', () => {
         for (const c of columns) expect(line).toContain(shown(row[c.name], c.type));
       }
       await look(page, 'bi-dashboard');
+
+      // A second tile (an insight view), then reordered from the keyboard: the order is saved.
+      const view = await s.h.request('POST', '/v1/insights/views', {
+        token: ws.apiKey,
+        body: {
+          name: 'Deals by stage',
+          source: { type: 'bi_template', dataset_key: 'crm_pipeline' },
+          dimensions: ['stage_key'],
+          measures: [{ aggregate: 'count' }],
+        },
+      });
+      expect(view.status, view.text).toBe(201);
+      const viewId = view.body.insight_view.id;
+      await s.h.request('POST', `/v1/insights/views/${viewId}/refresh`, { token: ws.apiKey, body: {} });
+      const dashboardId = page.url().split('/').pop()!;
+      const get = async () =>
+        (await s.h.request('GET', `/v1/bi/dashboards/${dashboardId}`, { token: ws.apiKey })).body.dashboard;
+      const tiles = [
+        ...(await get()).tiles.map(({ title, ref, position }: any) => ({ title, ref, position })),
+        {
+          title: 'Deals by stage',
+          ref: { type: 'insight_view', id: viewId },
+          position: { x: 6, y: 0, w: 6, h: 4 },
+        },
+      ];
+      const patched = await s.h.request('PATCH', `/v1/bi/dashboards/${dashboardId}`, {
+        token: ws.apiKey,
+        body: { tiles },
+      });
+      expect(patched.status, patched.text).toBe(200);
+      await page.reload();
+      const titles = () => page.locator('.tile h2').allTextContents();
+      await eventually(titles).toEqual(['Pipeline by currency', 'Deals by stage']);
+      await page.getByRole('button', { name: 'Move Pipeline by currency later' }).focus();
+      await page.keyboard.press('Enter');
+      await eventually(titles).toEqual(['Deals by stage', 'Pipeline by currency']);
+      await page.getByText('Pipeline by currency moved to position 2.').waitFor();
+      const saved = [...(await get()).tiles].sort(
+        (a: any, b: any) => a.position.y - b.position.y || a.position.x - b.position.x,
+      );
+      expect(saved.map((t: any) => t.title)).toEqual(['Deals by stage', 'Pipeline by currency']);
     },
     STORY,
   );

@@ -148,6 +148,20 @@ describe.skipIf(usingPostgres)('console: insights stories', () => {
       await eventually(() => result.count()).toBe(2);
       await look(page, 'insight-view');
 
+      // Insight Builder: the definition, previewed before it is saved.
+      await page.getByRole('link', { name: 'Edit in Insight Builder' }).click();
+      await page.getByRole('combobox', { name: /^Window/ }).selectOption('30d');
+      await page.getByRole('checkbox', { name: 'last_seen' }).check();
+      await page.getByRole('button', { name: 'Preview' }).click();
+      const preview = page.locator('table:has(caption:has-text("Preview")) tbody tr');
+      await eventually(() => preview.count()).toBe(2);
+      expect(await page.locator('table:has(caption:has-text("Preview")) thead').textContent()).toContain(
+        'last_seen',
+      );
+      await look(page, 'insight-builder');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Object Analytics: shop (30d)').waitFor();
+
       await page.getByRole('link', { name: 'Insight Views' }).first().click();
       const row = page.locator('tr', { hasText: 'Shop objects' });
       await eventually(() => row.textContent()).toMatch(/Which shop objects are busiest\?.*Yes.*Succeeded/);
