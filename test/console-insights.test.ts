@@ -80,6 +80,15 @@ describe.skipIf(usingPostgres)('console: insights stories', () => {
       const rows = page.locator('table:has(caption:has-text("Objects")) tbody tr');
       await eventually(() => rows.count()).toBe(3);
       await look(page, 'object-analytics');
+      // Dark theme from the system's preference (axe checks its contrast too), and the toggle back to light.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await eventually(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+      await look(page, 'object-analytics-dark');
+      await page.getByRole('button', { name: 'Dark theme' }).click();
+      await eventually(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+      expect(await page.getByRole('button', { name: 'Dark theme' }).getAttribute('aria-pressed')).toBe(
+        'false',
+      );
 
       await page.getByLabel('App').fill('shop');
       await page.getByRole('button', { name: 'Apply filters' }).click();
