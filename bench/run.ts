@@ -12,6 +12,7 @@ import { systemClock } from '../src/core/clock.ts';
 import { newId } from '../src/core/ids.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { consoleFirstLoad } from '../src/surfaces/console/console-build.ts';
 import { analyticsBench } from './analytics.ts';
 import { biBench } from './bi.ts';
 import { deliveryDelays, startSink } from './outbox-lag.ts';
@@ -109,6 +110,12 @@ async function seed(dataDir: string) {
 }
 
 async function main() {
+  // The console's first load: the JavaScript and CSS /console fetches before it can render (budget 120 KB).
+  const first = await consoleFirstLoad();
+  process.stdout.write(
+    `console first load (${first.files.join(' + ')}): ${(first.gzip / 1024).toFixed(1)} KB gzipped, ` +
+      `${(first.raw / 1024).toFixed(1)} KB raw; budget 120 KB gzipped\n`,
+  );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-bench-'));
   const seeded = Date.now();
   const { apiKey, mcpToken, neighbourKey, hooked } = await seed(path.join(dir, 'service'));

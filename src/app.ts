@@ -31,6 +31,7 @@ import { createQueueBackend, startWorker, type Worker } from './jobs/worker.ts';
 import { buildRegistry, type Registry } from './registry.ts';
 import { registerAdminRoutes } from './surfaces/admin/admin-routes.ts';
 import { registerAssetContentRoutes } from './surfaces/assets/asset-content-routes.ts';
+import { registerConsoleRoutes } from './surfaces/console/console-routes.ts';
 import { registerDocsRoutes } from './surfaces/docs/docs-routes.ts';
 import { clientErrorHandler, sendError } from './surfaces/http-errors.ts';
 import { registerMcpEndpoint } from './surfaces/mcp/mcp-endpoint.ts';
@@ -279,6 +280,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   registerMcpEndpoint(app, deps);
   registerAdminRoutes(app, deps);
   registerSdkRoutes(app);
+  registerConsoleRoutes(app);
   await registerAssetContentRoutes(app, deps);
   // Start-up work of the modules (removing what a crash left behind) runs before any request is served.
   for (const module of deps.registry.modules) {

@@ -2,6 +2,7 @@ import { bootstrap, firstStartMessage } from './admin/bootstrap.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { sweepExpiredKeys } from './core/idempotency.ts';
+import { buildConsole } from './surfaces/console/console-build.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -21,9 +22,11 @@ export async function serve(config: Config): Promise<void> {
   sweep.unref();
 
   await app.listen({ port: config.port, host: config.host });
+  // The console is bundled now (in memory, about a second), so its first visitor does not wait for it.
+  buildConsole().catch((err) => deps.logger.error({ err }, 'console build failed; /console will retry'));
   deps.logger.info(
     { database: deps.database.dialect, location: deps.database.location },
-    `wos listening: REST ${config.publicUrl}/v1, MCP ${config.publicUrl}/mcp, docs ${config.publicUrl}/docs`,
+    `wos listening: REST ${config.publicUrl}/v1, MCP ${config.publicUrl}/mcp, docs ${config.publicUrl}/docs, console ${config.publicUrl}/console`,
   );
 
   let stopping = false;

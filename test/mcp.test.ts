@@ -115,6 +115,7 @@ describe('tools', () => {
     expect(names).toEqual([
       'complete_task',
       'create_task',
+      'get_current_credential',
       'get_record',
       'get_workspace_summary',
       'list_tasks',

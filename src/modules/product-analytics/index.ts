@@ -10,6 +10,7 @@ import * as productAnalytics from './migrations/0011-product-analytics.ts';
 import * as appEventDaily from './migrations/0015-app-event-daily.ts';
 import { objectAnalyticsOperations } from './object-analytics.ts';
 import { objectWindowsJob, objectWindowsSweep } from './object-window-job.ts';
+import { getSiteUsage } from './site-usage.ts';
 import { siteOperations, siteRecordTypes } from './sites.ts';
 
 // Product analytics and BI: application events (ingest, Object Analytics) and Analytics Sites. Ingest and
@@ -23,6 +24,7 @@ const appEventParts: ModuleParts<ProductAnalyticsTables> = {
     getAppEventSettings,
     updateAppEventSettings,
     ...siteOperations,
+    getSiteUsage,
     ...objectAnalyticsOperations,
   ],
   recordTypes: [...siteRecordTypes],

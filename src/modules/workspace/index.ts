@@ -5,6 +5,7 @@ import {
   sqliteOptimizeJob,
   sqliteOptimizeSweep,
 } from '../../core/retention-job.ts';
+import { getCurrentCredential } from './me.ts';
 import { getRequest } from './requests.ts';
 import { workspaceSummaryOperation } from './summary.ts';
 
@@ -12,7 +13,7 @@ import { workspaceSummaryOperation } from './summary.ts';
 export function workspaceModule(sections: SummarySection[]): ModuleDefinition {
   return {
     name: 'workspace',
-    operations: [workspaceSummaryOperation(sections), getRequest],
+    operations: [workspaceSummaryOperation(sections), getRequest, getCurrentCredential],
     jobs: [retentionJob, sqliteOptimizeJob],
     periodicTasks: [retentionSweep, sqliteOptimizeSweep],
   };
