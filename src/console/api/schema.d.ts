@@ -2332,7 +2332,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a BI artifact refresh
-         * @description Schedules a saved query (target {type: query, id}) to refresh hourly (at minute), daily (hour, minute), weekly (weekday, hour, minute) or monthly (day_of_month 1-31 or last, hour, minute) in an IANA timezone (default UTC). Each occurrence starts one BI run (trigger schedule) on behalf of the calling credential: revoking it makes later runs fail with the reason. Answers the schedule with next_run_at.
+         * @description Schedules a saved query (target {type: query, id}) to refresh hourly (at minute), daily (hour, minute), weekly (weekday, hour, minute) or monthly (day_of_month 1-31 or last, hour, minute) in an IANA timezone (default UTC). Each occurrence starts one BI run (trigger schedule) on behalf of the calling credential: revoking it makes later runs fail with the reason. Answers the schedule with next_run_at. A workspace holds at most 200 live schedules unless the operator sets the entitlement bi_scheduled_artifact (billing_limit_exceeded: archive one first).
          *
          *     Scopes: bi:write. MCP tool: create_bi_scheduled_artifact.
          */
@@ -2578,7 +2578,7 @@ export interface paths {
         put?: never;
         /**
          * Register an external execution plane
-         * @description Registers an external execution plane: a place outside the service where workers claim queued execution jobs (update_data_agent_execution_job) and report logs and output. Give the job types it accepts and non-secret settings. The native plane (the service itself) exists already, created on first use. Emits data_agent_execution_plane.created.
+         * @description Registers an external execution plane: a place outside the service where workers claim queued execution jobs (update_data_agent_execution_job) and report logs and output. Give the job types it accepts, non-secret settings and the credentials of its workers (worker_credential_ids, default the calling credential): only they claim its jobs. The native plane (the service itself) exists already, created on first use. Emits data_agent_execution_plane.created.
          *
          *     Scopes: data_agents:write. MCP tool: create_data_agent_execution_plane.
          */
@@ -2610,7 +2610,7 @@ export interface paths {
         head?: never;
         /**
          * Change an execution plane
-         * @description Changes a plane's name, status (active, inactive: takes no new dispatches, degraded: still dispatched, flagged), accepted job types, settings (replaced whole) or lease. The native plane keeps its kind, status and job types (only its name changes). Emits data_agent_execution_plane.updated.
+         * @description Changes a plane's name, status (active, inactive: takes no new dispatches and its queued jobs cannot be claimed, degraded: still dispatched, flagged), accepted job types, settings (replaced whole), lease or worker_credential_ids (replaced whole). The native plane keeps its kind, status, job types and workers (only its name changes). Emits data_agent_execution_plane.updated.
          *
          *     Scopes: data_agents:write. MCP tool: update_data_agent_execution_plane.
          */
@@ -7382,6 +7382,8 @@ export interface components {
              * @example 300
              */
             lease_seconds: number;
+            /** @description The credentials (API keys, MCP tokens) allowed to claim its jobs; only the one that claimed a job reports on it. Empty on the native plane. */
+            worker_credential_ids: string[];
             /** @description True on the workspace's own native plane, created on first use. */
             builtin: boolean;
             /**
@@ -7455,6 +7457,8 @@ export interface components {
             progress: number | null;
             /** @description The external worker that claimed the job. */
             worker_id: string | null;
+            /** @description The credential that claimed the job: only it may report on the claim. */
+            worker_credential_id: string | null;
             /** @description The claim ends then unless the worker reports again. */
             lease_expires_at: string | null;
             /** @description The native plane's run of the job. */
@@ -20774,7 +20778,7 @@ export interface operations {
                      */
                     app?: string;
                     /**
-                     * @description Dotted name, resource.action.
+                     * @description Any 1 to 200 printable characters (pageview, $pageview). Dotted resource.action is the suggested style; with validation on (warn or enforce), only defined, dotted names pass.
                      * @example order.created
                      */
                     event_name?: string;
@@ -26265,6 +26269,9 @@ export interface operations {
                      *             "region": "eu-west-1"
                      *           },
                      *           "lease_seconds": 300,
+                     *           "worker_credential_ids": [
+                     *             "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *           ],
                      *           "builtin": false,
                      *           "created_at": "2026-11-21T12:00:00.000Z",
                      *           "updated_at": "2026-11-21T12:00:00.000Z"
@@ -26327,6 +26334,8 @@ export interface operations {
                     };
                     /** @description Seconds a claim lasts without a report (default 300). */
                     lease_seconds?: number;
+                    /** @description IDs of the credentials (API keys, MCP tokens of this workspace) allowed to claim its jobs; only the one that claimed a job reports on it. Default: the calling credential. */
+                    worker_credential_ids?: string[];
                     /** @description Retry key: a repeat with the same key and input returns the first result. No personal data. */
                     idempotency_key?: string;
                 };
@@ -26356,6 +26365,9 @@ export interface operations {
                      *           "region": "eu-west-1"
                      *         },
                      *         "lease_seconds": 300,
+                     *         "worker_credential_ids": [
+                     *           "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *         ],
                      *         "builtin": false,
                      *         "created_at": "2026-11-21T12:00:00.000Z",
                      *         "updated_at": "2026-11-21T12:00:00.000Z"
@@ -26395,6 +26407,9 @@ export interface operations {
                      *           "region": "eu-west-1"
                      *         },
                      *         "lease_seconds": 300,
+                     *         "worker_credential_ids": [
+                     *           "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *         ],
                      *         "builtin": false,
                      *         "created_at": "2026-11-21T12:00:00.000Z",
                      *         "updated_at": "2026-11-21T12:00:00.000Z"
@@ -26456,6 +26471,9 @@ export interface operations {
                      *           "region": "eu-west-1"
                      *         },
                      *         "lease_seconds": 300,
+                     *         "worker_credential_ids": [
+                     *           "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *         ],
                      *         "builtin": false,
                      *         "created_at": "2026-11-21T12:00:00.000Z",
                      *         "updated_at": "2026-11-21T12:00:00.000Z"
@@ -26511,6 +26529,8 @@ export interface operations {
                     };
                     /** @description Seconds a claim lasts without a report (default 300). */
                     lease_seconds?: number;
+                    /** @description IDs of the credentials (API keys, MCP tokens of this workspace) allowed to claim its jobs; only the one that claimed a job reports on it. Default: the calling credential. */
+                    worker_credential_ids?: string[];
                     /** @description Retry key: a repeat with the same key and input returns the first result. No personal data. */
                     idempotency_key?: string;
                 };
@@ -26539,6 +26559,9 @@ export interface operations {
                      *           "region": "eu-west-1"
                      *         },
                      *         "lease_seconds": 300,
+                     *         "worker_credential_ids": [
+                     *           "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *         ],
                      *         "builtin": false,
                      *         "created_at": "2026-11-21T12:00:00.000Z",
                      *         "updated_at": "2026-11-21T12:00:00.000Z"
@@ -26627,6 +26650,7 @@ export interface operations {
                      *           "max_attempts": 3,
                      *           "progress": 40,
                      *           "worker_id": "worker-7",
+                     *           "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *           "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *           "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *           "log_count": 12,
@@ -26749,6 +26773,7 @@ export interface operations {
                      *         "max_attempts": 3,
                      *         "progress": 40,
                      *         "worker_id": "worker-7",
+                     *         "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *         "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "log_count": 12,
@@ -26819,6 +26844,7 @@ export interface operations {
                      *         "max_attempts": 3,
                      *         "progress": 40,
                      *         "worker_id": "worker-7",
+                     *         "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *         "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "log_count": 12,
@@ -26911,6 +26937,7 @@ export interface operations {
                      *         "max_attempts": 3,
                      *         "progress": 40,
                      *         "worker_id": "worker-7",
+                     *         "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *         "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "log_count": 12,
@@ -27125,6 +27152,7 @@ export interface operations {
                      *         "max_attempts": 3,
                      *         "progress": 40,
                      *         "worker_id": "worker-7",
+                     *         "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *         "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "log_count": 12,
@@ -27231,6 +27259,7 @@ export interface operations {
                      *         "max_attempts": 3,
                      *         "progress": 40,
                      *         "worker_id": "worker-7",
+                     *         "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *         "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "log_count": 12,
@@ -37612,6 +37641,7 @@ export interface operations {
                      *         "max_attempts": 3,
                      *         "progress": 40,
                      *         "worker_id": "worker-7",
+                     *         "worker_credential_id": "key_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "lease_expires_at": "2026-11-21T12:00:00.000Z",
                      *         "run_id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "log_count": 12,
