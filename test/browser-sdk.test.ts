@@ -2,21 +2,11 @@
 // against the real service on a real port: pages on other loopback origins load /sdk/wos-analytics.js, track,
 // and leave; every event is stored exactly once, the preflight is granted to the site's origin only, and a
 // batch retried after a lost answer is deduplicated. Runs on the harness's database (SQLite or PostgreSQL).
-import fs from 'node:fs';
-import type net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness, MutableClock, type TestWorkspace } from './helpers/harness.ts';
+import { LiveClock, launchChromium, listenOnLoopback } from './helpers/chromium.ts';
+import { Harness, type TestWorkspace } from './helpers/harness.ts';
 import { type LoopbackServer, pageServer, recordingProxy } from './helpers/loopback-servers.ts';
-
-/** The wall clock: the browser stamps occurred_at with real time. */
-class LiveClock extends MutableClock {
-  override now() {
-    return new Date();
-  }
-}
 
 const WAIT = { timeout: 30_000, interval: 100 };
 
@@ -28,12 +18,11 @@ let shop: Awaited<ReturnType<typeof pageServer>>;
 let elsewhere: Awaited<ReturnType<typeof pageServer>>;
 let proxy: Awaited<ReturnType<typeof recordingProxy>>;
 let browser: BrowserContext;
-let profile: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   h = await Harness.start({ clock: new LiveClock() });
-  await h.service.app.listen({ port: 0, host: '127.0.0.1' });
-  service = `http://127.0.0.1:${(h.service.app.server.address() as net.AddressInfo).port}`;
+  service = await listenOnLoopback(h);
   ws = await h.workspace();
   shop = await pageServer();
   elsewhere = await pageServer();
@@ -46,21 +35,7 @@ beforeAll(async () => {
   siteKey = created.body.analytics_site.site_key;
   expect(siteKey).toMatch(/^wos_site_/);
 
-  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  ({ browser, close: closeBrowser } = await launchChromium());
   // Each page logs its beacons to sessionStorage, which outlives the page within the tab.
   await browser.addInitScript(() => {
     const send = navigator.sendBeacon.bind(navigator);
@@ -75,8 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  await closeBrowser?.();
   const servers: (LoopbackServer | undefined)[] = [shop, elsewhere, proxy];
   await Promise.all(servers.map((server) => server?.close()));
   await h?.close();

@@ -3,18 +3,14 @@
 // Browser code only (no Node APIs, no dependencies); src/surfaces/sdk/sdk-routes.ts bundles it with esbuild
 // into /sdk/wos-analytics.js (IIFE, global `wos`) and /sdk/wos-analytics.mjs. Delivery is at least once:
 // every event carries an event_id made here and kept across retries and reloads, and the service stores a
-// re-sent event_id once, so resending is always safe and losing an event is what the code avoids.
+// re-sent event_id once, so resending is always safe and losing an event is what the code avoids. No
+// function of it throws into the page: bad arguments are reported with console.warn, and so is a failure.
 
-import {
-  anonymousId,
-  load,
-  QUEUE_KEY,
-  save,
-  sessionId,
-  storedEvents,
-  USER_KEY,
-  uuid,
-} from './browser-storage.ts';
+import { QUEUE_KEY, save, storedEvents, USER_KEY } from './browser-storage.ts';
+import { checkTrack, type TrackOptions } from './track-arguments.ts';
+import { type WireEvent, wireEvent } from './wire-event.ts';
+
+export type { TrackOptions };
 
 export interface InitOptions {
   /** Base URL of the service, e.g. https://wos.example.com. */
@@ -27,32 +23,15 @@ export interface InitOptions {
   app: string;
 }
 
-export interface TrackOptions {
-  object_type: string;
-  object_id: string;
-  properties?: Record<string, unknown>;
-}
-
-interface WireEvent {
-  event_id: string;
-  app: string;
-  event_name: string;
-  object_type: string;
-  object_id: string;
-  properties: Record<string, unknown>;
-  occurred_at: string;
-  [context: string]: unknown;
-}
-
 const BATCH_SIZE = 20;
 const BATCH_MS = 2000;
+/** The event wos.page() sends: dotted, so a workspace with validation on can define it. */
+const PAGE_EVENT = 'page.viewed';
 /** Unsent events kept (memory and localStorage); the oldest are dropped beyond it. */
 const MAX_QUEUE = 1000;
 const MAX_BACKOFF_MS = 60_000;
 /** Browsers cap keepalive fetch and sendBeacon bodies at 64 KiB in flight; stay under it. */
 const KEEPALIVE_BYTES = 60_000;
-/** The ingest schema's limit on context strings. */
-const MAX_CONTEXT = 2000;
 
 let config: InitOptions | undefined;
 let queue: WireEvent[] = [];
@@ -61,6 +40,8 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 let retryAt = 0;
 let persisting = false;
 let attempts = 0;
+/** The URL of this document's last wos.page(): the referrer of the next one (a single-page app's route). */
+let lastPage: string | undefined;
 const warned: Record<string, 1> = {};
 
 function warn(kind: string, message: string): void {
@@ -176,11 +157,13 @@ export function flush(): Promise<void> {
   if (timer !== undefined) clearTimeout(timer);
   timer = undefined;
   if (!sending)
-    sending = drain().finally(() => {
-      sending = undefined;
-      // An event tracked while the last send was finishing still gets its turn.
-      if (queue.length) schedule(BATCH_MS);
-    });
+    sending = drain()
+      .catch((error) => warn('failed', `sending failed: ${error}`))
+      .finally(() => {
+        sending = undefined;
+        // An event tracked while the last send was finishing still gets its turn.
+        if (queue.length) schedule(BATCH_MS);
+      });
   return sending;
 }
 
@@ -211,62 +194,87 @@ function beacon(): void {
   remove(queue.filter((e) => done[e.event_id]));
 }
 
-export function init(options: InitOptions): void {
-  const first = !config;
-  config = options;
-  if (first) {
-    addEventListener('pagehide', beacon);
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'hidden') beacon();
-    });
+/** Runs an entry point of the SDK: whatever goes wrong is a warning, never an exception in the page. */
+function guarded(name: string, work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    warn(`${name}-error`, `wos.${name}() failed: ${error}`);
   }
-  // Events an earlier page (or another tab) could not send, with their original event_id and occurred_at.
-  const have: Record<string, 1> = {};
-  for (const e of queue) have[e.event_id] = 1;
-  queue = storedEvents<WireEvent>()
-    .filter((e) => !have[e.event_id])
-    .concat(queue)
-    .slice(-MAX_QUEUE);
-  if (queue.length) flush();
+}
+
+export function init(options: InitOptions): void {
+  guarded('init', () => {
+    const o = (options ?? {}) as Partial<InitOptions>;
+    const missing = (['endpoint', 'siteKey', 'app'] as const).filter(
+      (k) => typeof o[k] !== 'string' || !o[k],
+    );
+    if (missing.length) {
+      warn('init-options', `wos.init() needs ${missing.join(', ')} (strings); nothing will be sent`);
+      return;
+    }
+    const first = !config;
+    config = options;
+    if (first) {
+      addEventListener('pagehide', () => guarded('beacon', beacon));
+      document.addEventListener('visibilitychange', () => {
+        if (document.visibilityState === 'hidden') guarded('beacon', beacon);
+      });
+    }
+    // Events an earlier page (or another tab) could not send, with their original event_id and occurred_at.
+    const have: Record<string, 1> = {};
+    for (const e of queue) have[e.event_id] = 1;
+    queue = storedEvents<WireEvent>()
+      .filter((e) => !have[e.event_id])
+      .concat(queue)
+      .slice(-MAX_QUEUE);
+    if (queue.length) flush();
+  });
 }
 
 /** The signed-in user for the events tracked from now on (kept across reloads); empty or null: signed out. */
 export function identify(userId?: string | null): void {
-  save(USER_KEY, userId || '');
+  guarded('identify', () => {
+    if (userId != null && typeof userId !== 'string') {
+      warn('identify-arg', 'wos.identify() takes a string user ID, or null to sign out');
+      return;
+    }
+    save(USER_KEY, userId || '');
+  });
 }
 
-export function track(eventName: string, target: TrackOptions): void {
+/**
+ * Queues an event. Without object_type and object_id the event is about the page: object_type `page`,
+ * object_id the path. Arguments it cannot send are reported with console.warn and the event dropped.
+ */
+export function track(eventName: string, options?: TrackOptions): void {
+  guarded('track', () => enqueue(eventName, options));
+}
+
+/**
+ * Sends a page view (`page.viewed` about object `page` / the path) with the page's URL and referrer: the
+ * document's referrer the first time, then the URL of the previous wos.page() (a single-page app's route).
+ */
+export function page(properties?: Record<string, unknown>): void {
+  guarded('page', () => {
+    const url = location.href;
+    if (enqueue(PAGE_EVENT, { properties }, lastPage ?? document.referrer)) lastPage = url;
+  });
+}
+
+function enqueue(eventName: unknown, options: unknown, referrer = document.referrer): boolean {
   const c = config;
   if (!c) {
-    warn('init', 'call wos.init() before wos.track()');
-    return;
+    warn('init', 'call wos.init() before wos.track() or wos.page()');
+    return false;
   }
-  const now = Date.now();
-  const event: WireEvent = {
-    event_id: uuid(),
-    app: c.app,
-    event_name: eventName,
-    object_type: target.object_type,
-    object_id: target.object_id,
-    properties: target.properties || {},
-    occurred_at: new Date(now).toISOString(),
-  };
-  let timezone: string | undefined;
-  try {
-    timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  } catch {}
-  const context: Record<string, string | null | undefined> = {
-    user_id: load(USER_KEY),
-    anonymous_id: anonymousId(),
-    session_id: sessionId(now),
-    page_url: location.href,
-    referrer: document.referrer,
-    locale: navigator.language,
-    timezone,
-  };
-  // Empty context is left out (the service wants 1..2000 characters when a field is sent).
-  for (const k in context) if (context[k]) event[k] = context[k]!.slice(0, MAX_CONTEXT);
-  queue.push(event);
+  const target = checkTrack(eventName, options, location.pathname);
+  if ('problem' in target) {
+    const name = JSON.stringify(String(eventName)).slice(0, 80);
+    warn(`arguments:${target.problem}`, `wos.track(${name}) not sent: ${target.problem}`);
+    return false;
+  }
+  queue.push(wireEvent(c.app, target, referrer));
   if (queue.length > MAX_QUEUE) {
     queue.splice(0, queue.length - MAX_QUEUE);
     warn('full', `over ${MAX_QUEUE} unsent events: the oldest are dropped`);
@@ -274,4 +282,5 @@ export function track(eventName: string, target: TrackOptions): void {
   persistSoon();
   if (queue.length >= BATCH_SIZE) flush();
   else schedule(BATCH_MS);
+  return true;
 }
