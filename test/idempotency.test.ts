@@ -145,6 +145,33 @@ describe('idempotency keys', () => {
     expect(audits).toHaveLength(1);
   });
 
+  it('replays a create with a heavy read without reading again, though the read would now fail', async () => {
+    const dataset = await post('/v1/bi/datasets', {
+      key: 'open_deals',
+      name: 'Open deals',
+      template_key: 'crm_pipeline',
+    });
+    expect(dataset.status, dataset.text).toBe(201);
+    const body = { dataset_key: 'open_deals', idempotency_key: 'snapshot-1' };
+    const first = await post('/v1/data-agents/dataset-versions', body);
+    expect(first.status, first.text).toBe(201);
+    const archived = await h.request('DELETE', `/v1/bi/datasets/${dataset.body.dataset.id}`, {
+      token: ws.apiKey,
+    });
+    expect(archived.status).toBe(200);
+    // The read itself fails now (the dataset is archived) ...
+    const fresh = await post('/v1/data-agents/dataset-versions', { dataset_key: 'open_deals' });
+    expect(fresh.status).toBe(400);
+    // ... and the retry answers what the key made, without it; another input is a conflict, not read either.
+    const again = await post('/v1/data-agents/dataset-versions', body);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.dataset_version).toEqual(first.body.dataset_version);
+    const other = await post('/v1/data-agents/dataset-versions', { ...body, description: 'Another' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+  });
+
   it('keeps keys 7 days; the sweep then forgets them and the key may be used again', async () => {
     const first = await post('/v1/contacts', { name: 'Week old', idempotency_key: 'weekly' });
     h.clock.advance(6 * 86_400_000);

@@ -7,7 +7,7 @@ import { type FieldError, fail, notFound, validationFailed } from '../../core/er
 import { newId } from '../../core/ids.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
-import { Enum } from '../../core/resource-schema.ts';
+import { Enum, exampleId } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import {
   entryNumberTaken,
@@ -104,6 +104,13 @@ export const createJournalEntry = defineOperation({
   module: 'crm',
   scopes: ['crm:write'],
   kind: 'create',
+  example: {
+    memo: 'November subscription revenue',
+    lines: [
+      { account_id: exampleId('acct'), debit_cents: 125000 },
+      { account_id: exampleId('acct'), credit_cents: 125000 },
+    ],
+  },
   creates: 'journal_entry',
   summary: 'Create a journal entry',
   description:

@@ -6,6 +6,7 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { defineRecordType } from '../../core/record-types.ts';
+import { exampleId } from '../../core/resource-schema.ts';
 import { FreeFields, Strict } from '../../core/schema.ts';
 import { NoteSchema } from './crm-schemas.ts';
 import { customFieldsInput, idInput, mergedFieldsInput } from './crm-shared.ts';
@@ -57,6 +58,7 @@ export const createNote = defineOperation({
   module: 'crm',
   scopes: ['crm:write'],
   kind: 'create',
+  example: { contact_id: exampleId('con') },
   creates: 'note',
   summary: 'Add a note to a contact, company or deal',
   description:

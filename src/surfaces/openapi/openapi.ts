@@ -4,7 +4,7 @@ import type { OperationDefinition } from '../../core/define-operation.ts';
 import { MAX_PAGE_SIZE } from '../../core/pagination.ts';
 import { ErrorEnvelope, successStatus } from '../../core/response-schema.ts';
 import type { Registry, RestRoute } from '../../registry.ts';
-import { type ExampleSources, exampleOf, resourceFieldExamples } from './examples.ts';
+import { type ExampleSources, exampleOf, requestExample, resourceFieldExamples } from './examples.ts';
 
 type Json = Record<string, any>;
 
@@ -163,7 +163,7 @@ function operationObject(
       ? {
           requestBody: {
             required: bodyRequired.length > 0 || route.method === 'PATCH',
-            content: { 'application/json': { schema: body, example: exampleOf(body, ids, '', true) } },
+            content: { 'application/json': { schema: body, example: requestExample(op, body, ids) } },
           },
         }
       : {}),
@@ -182,7 +182,7 @@ function operationObject(
 }
 
 /** Example IDs by field name, from the record types' own ID examples (contact_id -> con_..., ticket_id too). */
-function idExamples(registry: Registry): ExampleSources['ids'] {
+export function exampleIds(registry: Registry): ExampleSources['ids'] {
   const byType = new Map<string, string>();
   for (const recordType of registry.recordTypes.values()) {
     const example = (recordType.schema.properties.id as Json | undefined)?.examples?.[0];
@@ -197,7 +197,7 @@ function idExamples(registry: Registry): ExampleSources['ids'] {
 /** OpenAPI 3.1, generated from the registry: the same schemas tools/list publishes. */
 export function buildOpenApi(registry: Registry, config: Config) {
   const components = new Components();
-  const ids = idExamples(registry);
+  const ids = exampleIds(registry);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
     paths[route.path] ??= {};
