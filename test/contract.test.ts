@@ -45,7 +45,8 @@ describe('operation registry', () => {
   let openapi: any;
 
   beforeAll(async () => {
-    h = await Harness.start({ env: { WOS_WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    // The worker creates the job queues (PostgreSQL): an operation starting a run needs its queue.
+    h = await Harness.start({ env: { WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_WORKER: 'on' } });
     ws = await h.workspace();
     tools = [];
     let cursor: string | undefined;
@@ -184,8 +185,18 @@ describe('operation registry', () => {
       expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
       const again = await inputs.call(op, input);
       expect(again.status, JSON.stringify(again.body)).toBe(200);
-      if (op.rest) expect(again.replayed).toBe(true);
       expect(createdId(op, again.body, registry)).toBe(createdId(op, first.body, registry));
+      if (!op.rest) return;
+      expect(again.replayed).toBe(true);
+      // REST: the Idempotency-Key header is the same key (declared on the route).
+      const { idempotency_key: key, ...unkeyed } = input;
+      const byHeader = await inputs.call(op, unkeyed, { 'idempotency-key': key });
+      expect(byHeader.status, JSON.stringify(byHeader.body)).toBe(200);
+      expect(createdId(op, byHeader.body, registry)).toBe(createdId(op, first.body, registry));
+      const documented = openapi.paths[op.rest.path][op.rest.method.toLowerCase()];
+      expect(documented.parameters).toContainEqual(
+        expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+      );
     },
     30_000,
   );

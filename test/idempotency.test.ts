@@ -172,6 +172,36 @@ describe('idempotency keys', () => {
     expect(other.body.error.code).toBe('idempotency_conflict');
   });
 
+  it('takes the Idempotency-Key header as the body field; both sent and different is 400', async () => {
+    const send = (body: unknown, key?: string) =>
+      h.request('POST', '/v1/tasks', {
+        token: ws.apiKey,
+        body,
+        ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }),
+      });
+    const first = await send({ title: 'By header' }, 'header-1');
+    expect(first.status).toBe(201);
+    const again = await send({ title: 'By header' }, 'header-1');
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.task.id).toBe(first.body.task.id);
+    // The same key in the body, or in both, is the same key.
+    const inBody = await send({ title: 'By header', idempotency_key: 'header-1' });
+    expect(inBody.body.task.id).toBe(first.body.task.id);
+    const inBoth = await send({ title: 'By header', idempotency_key: 'header-1' }, 'header-1');
+    expect(inBoth.body.task.id).toBe(first.body.task.id);
+    const before = await countRows('tasks');
+    const differ = await send({ title: 'Mismatch', idempotency_key: 'body-key' }, 'header-key');
+    expect(differ.status).toBe(400);
+    expect(differ.body.error.code).toBe('validation_failed');
+    expect(differ.body.error.field_errors).toEqual([
+      { field: 'idempotency_key', message: expect.stringContaining('Idempotency-Key') },
+    ]);
+    const tooLong = await send({ title: 'Long key' }, 'k'.repeat(256));
+    expect(tooLong.body.error.field_errors[0].field).toBe('idempotency_key');
+    expect(await countRows('tasks')).toBe(before);
+  });
+
   it('keeps keys 7 days; the sweep then forgets them and the key may be used again', async () => {
     const first = await post('/v1/contacts', { name: 'Week old', idempotency_key: 'weekly' });
     h.clock.advance(6 * 86_400_000);

@@ -3,7 +3,7 @@ import { reusableQuery } from '../db/reusable-query.ts';
 import type { DB } from '../db/tables.ts';
 import { canonicalJson, sha256Hex } from './canonical-json.ts';
 import type { OperationDefinition } from './define-operation.ts';
-import { fail } from './errors.ts';
+import { fail, validationFailed } from './errors.ts';
 
 export const IDEMPOTENCY_RETENTION_DAYS = 7;
 
@@ -21,6 +21,24 @@ export function fingerprint(operation: string, input: Record<string, unknown>): 
 export function idempotencyScope(op: Pick<OperationDefinition, 'kind' | 'creates' | 'starts'>) {
   if (op.starts) return `run:${op.starts.runType}`;
   return op.kind === 'create' ? op.creates : undefined;
+}
+
+/**
+ * The input with the REST `Idempotency-Key` header as its idempotency_key, for operations that honour keys
+ * (the header is an alias of the field: both sent and different is validation_failed naming the field).
+ */
+export function withKeyHeader(
+  op: OperationDefinition,
+  input: Record<string, unknown>,
+  header: string | undefined,
+): Record<string, unknown> {
+  if (header === undefined || !idempotencyScope(op)) return input;
+  if (input.idempotency_key !== undefined && input.idempotency_key !== header) {
+    throw validationFailed([
+      { field: 'idempotency_key', message: 'differs from the Idempotency-Key header; send one key' },
+    ]);
+  }
+  return { ...input, idempotency_key: header };
 }
 
 export interface KeyClaim {

@@ -18,7 +18,14 @@ import type { Actor, AuditEntry, DomainEvent } from './context.ts';
 import { retryConflicts } from './db-errors.ts';
 import type { OperationResult } from './define-operation.ts';
 import { asServiceError, fail, type ServiceError, validationFailed } from './errors.ts';
-import { claimedBefore, claimKey, fingerprint, idempotencyScope, type KeyClaim } from './idempotency.ts';
+import {
+  claimedBefore,
+  claimKey,
+  fingerprint,
+  idempotencyScope,
+  type KeyClaim,
+  withKeyHeader,
+} from './idempotency.ts';
 import { type CallScope, operationContext } from './operation-context.ts';
 import { outboxRow } from './outbox.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
@@ -116,11 +123,13 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         'The request body is not valid JSON.',
       );
     }
-    const input = (call.input ?? {}) as Record<string, unknown>;
+    let input = (call.input ?? {}) as Record<string, unknown>;
     assertNoNul(input);
     const compiled = call.surface === 'rest' && op.restValidators ? op.restValidators() : op.validators();
     const validate = call.coerce ? compiled.coercing : compiled.strict;
-    if (typeof input !== 'object' || Array.isArray(input) || !validate(input)) {
+    const isObject = typeof input === 'object' && !Array.isArray(input);
+    if (isObject) input = withKeyHeader(op, input, call.idempotencyHeader);
+    if (!isObject || !validate(input)) {
       throw validationFailed(
         Array.isArray(input) || typeof input !== 'object'
           ? [{ field: '(body)', message: 'must be a JSON object' }]
