@@ -1,15 +1,27 @@
 // One contract test over the registry: every operation is declared completely and served on both surfaces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES, SCOPES } from '../src/core/catalogue.ts';
+import { defineOperation } from '../src/core/define-operation.ts';
+import { idempotencyScope } from '../src/core/idempotency.ts';
 import { successStatus } from '../src/core/response-schema.ts';
 import { compileResponseSchema } from '../src/core/schema.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { expandPointers } from '../src/surfaces/mcp/tool-listing.ts';
 import { toolInputSchema } from '../src/surfaces/mcp/tool-schemas.ts';
 import { exampleOf } from '../src/surfaces/openapi/examples.ts';
+import { CreateInputs, createdId } from './helpers/create-inputs.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
 const registry = buildRegistry();
+
+/**
+ * Inputs this machine needs instead of the documented ones: outbound URLs must resolve, and a test machine
+ * may resolve no public host name, so they point at the loopback address (WOS_WEBHOOK_ALLOW_PRIVATE).
+ */
+const MACHINE_INPUTS = {
+  create_webhook_endpoint: { url: 'http://127.0.0.1/wos' },
+  create_notification_subscription: { endpoint: 'http://127.0.0.1/push' },
+};
 
 /** Every object schema, at any depth, must reject unknown properties (false or a typed schema, never open). */
 function openObjects(schema: any, path = '$'): string[] {
@@ -33,7 +45,8 @@ describe('operation registry', () => {
   let openapi: any;
 
   beforeAll(async () => {
-    h = await Harness.start();
+    // The worker creates the job queues (PostgreSQL): an operation starting a run needs its queue.
+    h = await Harness.start({ env: { WOS_WEBHOOK_ALLOW_PRIVATE: 'true', WOS_WORKER: 'on' } });
     ws = await h.workspace();
     tools = [];
     let cursor: string | undefined;
@@ -161,6 +174,33 @@ describe('operation registry', () => {
     },
   );
 
+  // Every create and run start, called twice with one key (its documented example, the records it names made
+  // first in a workspace of its own): the second call replays the first's record or run.
+  it.each(registry.operations.filter((op) => idempotencyScope(op)).map((op) => [op.name, op] as const))(
+    '%s replays a retry with the same idempotency_key',
+    async (_name, op) => {
+      const inputs = new CreateInputs(h, registry, openapi, await h.workspace(op.name), MACHINE_INPUTS);
+      const input = { ...(await inputs.input(op)), idempotency_key: `twice-${op.name}` };
+      const first = await inputs.call(op, input);
+      expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
+      const again = await inputs.call(op, input);
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(createdId(op, again.body, registry)).toBe(createdId(op, first.body, registry));
+      if (!op.rest) return;
+      expect(again.replayed).toBe(true);
+      // REST: the Idempotency-Key header is the same key (declared on the route).
+      const { idempotency_key: key, ...unkeyed } = input;
+      const byHeader = await inputs.call(op, unkeyed, { 'idempotency-key': key });
+      expect(byHeader.status, JSON.stringify(byHeader.body)).toBe(200);
+      expect(createdId(op, byHeader.body, registry)).toBe(createdId(op, first.body, registry));
+      const documented = openapi.paths[op.rest.path][op.rest.method.toLowerCase()];
+      expect(documented.parameters).toContainEqual(
+        expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+      );
+    },
+    30_000,
+  );
+
   it("has a lookup route for every record type, named like the resource's other routes", () => {
     for (const recordType of registry.recordTypes.values()) {
       const lookup = registry.byName.get(`get_${recordType.type}`)!;
@@ -209,8 +249,12 @@ describe('operation registry', () => {
     expect(Object.keys(preference)).toEqual(expect.arrayContaining(['200', '201']));
   });
 
-  it('rejects a registry with duplicate names or routes', () => {
+  it('rejects a registry with duplicate names or routes, and a create its key could not replay', () => {
     const crm = registry.modules.find((m) => m.name === 'crm')!;
     expect(() => buildRegistry([crm, crm])).toThrow(/Duplicate/);
+    const { heavy: _heavy, ...createTask } = registry.byName.get('create_task')!;
+    expect(() => defineOperation({ ...createTask, creates: undefined })).toThrow(
+      /declares the record type it creates or the run it starts/,
+    );
   });
 });

@@ -145,6 +145,63 @@ describe('idempotency keys', () => {
     expect(audits).toHaveLength(1);
   });
 
+  it('replays a create with a heavy read without reading again, though the read would now fail', async () => {
+    const dataset = await post('/v1/bi/datasets', {
+      key: 'open_deals',
+      name: 'Open deals',
+      template_key: 'crm_pipeline',
+    });
+    expect(dataset.status, dataset.text).toBe(201);
+    const body = { dataset_key: 'open_deals', idempotency_key: 'snapshot-1' };
+    const first = await post('/v1/data-agents/dataset-versions', body);
+    expect(first.status, first.text).toBe(201);
+    const archived = await h.request('DELETE', `/v1/bi/datasets/${dataset.body.dataset.id}`, {
+      token: ws.apiKey,
+    });
+    expect(archived.status).toBe(200);
+    // The read itself fails now (the dataset is archived) ...
+    const fresh = await post('/v1/data-agents/dataset-versions', { dataset_key: 'open_deals' });
+    expect(fresh.status).toBe(400);
+    // ... and the retry answers what the key made, without it; another input is a conflict, not read either.
+    const again = await post('/v1/data-agents/dataset-versions', body);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.dataset_version).toEqual(first.body.dataset_version);
+    const other = await post('/v1/data-agents/dataset-versions', { ...body, description: 'Another' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+  });
+
+  it('takes the Idempotency-Key header as the body field; both sent and different is 400', async () => {
+    const send = (body: unknown, key?: string) =>
+      h.request('POST', '/v1/tasks', {
+        token: ws.apiKey,
+        body,
+        ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }),
+      });
+    const first = await send({ title: 'By header' }, 'header-1');
+    expect(first.status).toBe(201);
+    const again = await send({ title: 'By header' }, 'header-1');
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.task.id).toBe(first.body.task.id);
+    // The same key in the body, or in both, is the same key.
+    const inBody = await send({ title: 'By header', idempotency_key: 'header-1' });
+    expect(inBody.body.task.id).toBe(first.body.task.id);
+    const inBoth = await send({ title: 'By header', idempotency_key: 'header-1' }, 'header-1');
+    expect(inBoth.body.task.id).toBe(first.body.task.id);
+    const before = await countRows('tasks');
+    const differ = await send({ title: 'Mismatch', idempotency_key: 'body-key' }, 'header-key');
+    expect(differ.status).toBe(400);
+    expect(differ.body.error.code).toBe('validation_failed');
+    expect(differ.body.error.field_errors).toEqual([
+      { field: 'idempotency_key', message: expect.stringContaining('Idempotency-Key') },
+    ]);
+    const tooLong = await send({ title: 'Long key' }, 'k'.repeat(256));
+    expect(tooLong.body.error.field_errors[0].field).toBe('idempotency_key');
+    expect(await countRows('tasks')).toBe(before);
+  });
+
   it('keeps keys 7 days; the sweep then forgets them and the key may be used again', async () => {
     const first = await post('/v1/contacts', { name: 'Week old', idempotency_key: 'weekly' });
     h.clock.advance(6 * 86_400_000);

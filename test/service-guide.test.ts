@@ -137,4 +137,30 @@ describe('with a model', () => {
       '[1] docs/modules/agent-grid.md#workspace-assistant-runs',
     );
   });
+
+  it('replays a retry with the same idempotency_key: one session, the model asked once', async () => {
+    const w = await guide.workspace('Guide replay');
+    const body = { question: 'How do I restore an archived vector collection?', idempotency_key: 'ask-1' };
+    const ask = () =>
+      guide.request('POST', '/v1/assistants/service-guide/sessions', { token: w.apiKey, body });
+    const asked = prompts.length;
+    const first = await ask();
+    expect(first.status, first.text).toBe(201);
+    const again = await ask();
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(prompts.length - asked).toBe(1);
+    const { request_id: _first, ...answered } = first.body;
+    const { request_id: _again, ...replayed } = again.body;
+    expect(replayed).toEqual(answered);
+    const sessions = await guide.request('GET', '/v1/agent-grid/sessions', { token: w.apiKey });
+    expect(sessions.body.sessions.map((s: { id: string }) => s.id)).toEqual([first.body.session.id]);
+    // Another question with the key is a conflict, answered before the passages are read or the model asked.
+    const other = await guide.request('POST', '/v1/assistants/service-guide/sessions', {
+      token: w.apiKey,
+      body: { ...body, question: 'Something else?' },
+    });
+    expect(other.status).toBe(409);
+    expect(prompts.length - asked).toBe(1);
+  });
 });

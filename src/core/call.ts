@@ -48,6 +48,8 @@ export interface Call {
   clientAddress?: string;
   /** A public key from a web page (rest.browser routes), with the page's Origin: used instead of authorization. */
   publicKey?: { key: string; origin: string | undefined; access: BrowserAccess };
+  /** REST: the Idempotency-Key header, an alias of the input's idempotency_key (creates, run starts). */
+  idempotencyHeader?: string;
   /** x-wos-workspace-id (or x-service-workspace-id): when sent, it must name the credential's workspace. */
   workspaceHeader?: string;
   userAgent?: string;

@@ -115,6 +115,12 @@ export interface OperationSpec<P extends TProperties, H = undefined> {
    * (OperationResult.units) and replace this for that call.
    */
   units?: number;
+  /**
+   * Request example fields over those built from the fields' own examples (OpenAPI's request example; the
+   * contract test calls every create with it): for rules the schema leaves to the handler, such as
+   * create_note naming one of three records, so the documented example is a call that succeeds.
+   */
+  example?: Record<string, unknown>;
   /** For creates: the record type created, which scopes idempotency keys, replays and entitlements. */
   creates?: string;
   /**
@@ -192,6 +198,9 @@ export function defineOperation<P extends TProperties, H = undefined>(
   if (spec.heavyReadFailed && !spec.heavyRead)
     throw new Error(`${spec.name}: heavyReadFailed without heavyRead`);
   if (spec.starts && spec.kind === 'read') throw new Error(`${spec.name}: a run is started by a write`);
+  // Its idempotency key binds to that record or run, so a retry replays it (idempotency.ts).
+  if (spec.kind === 'create' && !spec.creates && !spec.starts)
+    throw new Error(`${spec.name}: a create declares the record type it creates or the run it starts`);
   if (spec.rest === null && spec.mcp === false) throw new Error(`${spec.name}: on neither surface`);
   const units = spec.units ?? 1;
   if (!Number.isSafeInteger(units) || units < 0)

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { reusableQuery } from '../db/reusable-query.ts';
 import type { DB } from '../db/tables.ts';
 import { canonicalJson, sha256Hex } from './canonical-json.ts';
-import { fail } from './errors.ts';
+import type { OperationDefinition } from './define-operation.ts';
+import { fail, validationFailed } from './errors.ts';
 
 export const IDEMPOTENCY_RETENTION_DAYS = 7;
 
@@ -10,6 +11,43 @@ export const IDEMPOTENCY_RETENTION_DAYS = 7;
 export function fingerprint(operation: string, input: Record<string, unknown>): string {
   const { idempotency_key: _key, ...rest } = input;
   return sha256Hex(`${operation}\n${canonicalJson(rest)}`);
+}
+
+/**
+ * What an operation's idempotency keys are scoped by: the run type for run starts, the record type for
+ * creates (every create declares one or the other: the registry refuses it otherwise); undefined for the
+ * writes that accept a key and ignore it.
+ */
+export function idempotencyScope(op: Pick<OperationDefinition, 'kind' | 'creates' | 'starts'>) {
+  if (op.starts) return `run:${op.starts.runType}`;
+  return op.kind === 'create' ? op.creates : undefined;
+}
+
+/**
+ * The input with the REST `Idempotency-Key` header as its idempotency_key, for operations that honour keys
+ * (the header is an alias of the field: both sent and different is validation_failed naming the field).
+ */
+export function withKeyHeader(
+  op: OperationDefinition,
+  input: Record<string, unknown>,
+  header: string | undefined,
+): Record<string, unknown> {
+  if (header === undefined || !idempotencyScope(op)) return input;
+  if (input.idempotency_key !== undefined && input.idempotency_key !== header) {
+    throw validationFailed([
+      { field: 'idempotency_key', message: 'differs from the Idempotency-Key header; send one key' },
+    ]);
+  }
+  return { ...input, idempotency_key: header };
+}
+
+export interface KeyClaim {
+  workspaceId: string;
+  resourceType: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  now: string;
 }
 
 export type Claim = { state: 'new' } | { state: 'replay'; resourceId: string };
@@ -44,17 +82,7 @@ const claimedKey = reusableQuery((db) =>
  * Claims (workspace, resource type, key) inside the create's transaction. The primary key decides a race:
  * the loser's insert waits for the winner's commit, inserts nothing, and then replays the winner's record.
  */
-export async function claimKey(
-  db: Kysely<DB>,
-  claim: {
-    workspaceId: string;
-    resourceType: string;
-    key: string;
-    operation: string;
-    fingerprint: string;
-    now: string;
-  },
-): Promise<Claim> {
+export async function claimKey(db: Kysely<DB>, claim: KeyClaim): Promise<Claim> {
   const [inserted] = await insertClaim(db, [
     claim.workspaceId,
     claim.resourceType,
@@ -66,8 +94,21 @@ export async function claimKey(
   ]);
   if (inserted) return { state: 'new' };
 
+  const replay = await claimedBefore(db, claim);
+  if (!replay) throw new Error('idempotency key claimed by a transaction that left no row');
+  return replay;
+}
+
+/**
+ * The replay of a key a committed call claimed (409 idempotency_conflict for another input), or undefined
+ * when no call has: what a create with a heavy read asks before reading, so a replay never reads again.
+ */
+export async function claimedBefore(
+  db: Kysely<DB>,
+  claim: KeyClaim,
+): Promise<{ state: 'replay'; resourceId: string } | undefined> {
   const [existing] = await claimedKey(db, [claim.workspaceId, claim.resourceType, claim.key]);
-  if (!existing) throw new Error('idempotency key claimed by a transaction that left no row');
+  if (!existing) return undefined;
   if (existing.fingerprint !== claim.fingerprint || !existing.resource_id) {
     throw fail('idempotency_conflict', { idempotency_key: claim.key });
   }

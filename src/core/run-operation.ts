@@ -18,7 +18,14 @@ import type { Actor, AuditEntry, DomainEvent } from './context.ts';
 import { retryConflicts } from './db-errors.ts';
 import type { OperationResult } from './define-operation.ts';
 import { asServiceError, fail, type ServiceError, validationFailed } from './errors.ts';
-import { claimKey, fingerprint } from './idempotency.ts';
+import {
+  claimedBefore,
+  claimKey,
+  fingerprint,
+  idempotencyScope,
+  type KeyClaim,
+  withKeyHeader,
+} from './idempotency.ts';
 import { RefusedBody } from './json-body.ts';
 import { type CallScope, operationContext } from './operation-context.ts';
 import { outboxRow } from './outbox.ts';
@@ -27,12 +34,16 @@ import { replayResult } from './replay.ts';
 import { checkResponse, successStatus } from './response-schema.ts';
 import { assertNesting, assertNoNul, toFieldErrors } from './schema.ts';
 import { insertWriteEffects } from './write-effects.ts';
+import { runWriteHeavyRead } from './write-heavy-read.ts';
 
 class DryRunRollback extends Error {
   constructor(readonly result: OperationResult) {
     super('dry run');
   }
 }
+
+/** A replay skipped its heavy read, then found its key swept meanwhile: the call runs again, reading. */
+class KeyForgotten extends Error {}
 
 export async function runOperation(deps: PipelineDeps, call: Call): Promise<CallOutcome> {
   const started = performance.now();
@@ -111,14 +122,16 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     // 8. validate
     if (call.input instanceof RefusedBody) throw validationFailed(call.input.fieldErrors, call.input.message);
-    const input = (call.input ?? {}) as Record<string, unknown>;
+    let input = (call.input ?? {}) as Record<string, unknown>;
     // REST and MCP bodies were held to the nesting limit when parsed; a worker's input (a model's tool
     // arguments) was not. Both walks below are iterative or bounded by it.
     assertNesting(input);
     assertNoNul(input);
     const compiled = call.surface === 'rest' && op.restValidators ? op.restValidators() : op.validators();
     const validate = call.coerce ? compiled.coercing : compiled.strict;
-    if (typeof input !== 'object' || Array.isArray(input) || !validate(input)) {
+    const isObject = typeof input === 'object' && !Array.isArray(input);
+    if (isObject) input = withKeyHeader(op, input, call.idempotencyHeader);
+    if (!isObject || !validate(input)) {
       throw validationFailed(
         Array.isArray(input) || typeof input !== 'object'
           ? [{ field: '(body)', message: 'must be a JSON object' }]
@@ -136,15 +149,22 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
     const dryRun = op.dryRun && input.dry_run === true;
     // A heavy read's handler queries the heavy-read connections (off the main thread, with a time limit).
     const heavy = op.heavy(input);
-    // Creates and run starts honour idempotency keys, scoped to the record type or the run type.
-    const keyScope = op.starts
-      ? `run:${op.starts.runType}`
-      : op.kind === 'create'
-        ? creates?.type
-        : undefined;
+    // Every create and run start honours its idempotency key, scoped to the record type or the run type.
+    const keyScope = idempotencyScope(op);
     const idempotencyKey = keyScope ? (input.idempotency_key as string | undefined) : undefined;
+    const claim: KeyClaim | undefined = idempotencyKey
+      ? {
+          workspaceId: workspace.id,
+          resourceType: keyScope!,
+          key: idempotencyKey,
+          operation: op.name,
+          fingerprint: fingerprint(op.name, input),
+          now: nowIso,
+        }
+      : undefined;
     let replayed = false;
     let heavyResult: unknown;
+    let readSkipped = false;
 
     const callEvent = (status: number, units: number): CallEventsTable =>
       callEventRow(call, principal!, { occurredAt: nowIso, status, started, units });
@@ -156,20 +176,12 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       const ctx = context(trx);
 
       let result: OperationResult | undefined;
-      const claim = idempotencyKey
-        ? { workspaceId: workspace.id, resourceType: keyScope!, key: idempotencyKey }
-        : undefined;
       if (claim) {
-        const outcome = await claimKey(trx, {
-          ...claim,
-          operation: op.name,
-          fingerprint: fingerprint(op.name, input),
-          now: nowIso,
-        });
+        const outcome = await claimKey(trx, claim);
         if (outcome.state === 'replay') {
           result = await replayResult(trx, ctx, op, creates, outcome.resourceId);
           replayed = true;
-        }
+        } else if (readSkipped) throw new KeyForgotten();
       }
       if (!result) {
         result = await op.handler(ctx, input, heavyResult);
@@ -177,6 +189,10 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       if (dryRun) throw new DryRunRollback(result);
       if (op.kind !== 'read' && !replayed && audits.length === 0) {
         throw new Error(`Operation ${op.name} wrote without an audit event`);
+      }
+      // The key binds to what the call made: a create that names nothing could never be replayed.
+      if (keyScope && !replayed && !result.createdId) {
+        throw new Error(`Operation ${op.name} created nothing its idempotency key could replay`);
       }
 
       const status = replayed ? 200 : (result.status ?? successStatus(op));
@@ -228,41 +244,27 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         else deps.usage.record(callEvent(status, units));
         executed = { result, status };
       } else {
-        // 9a. a write's heavy read: before the transaction, so no write lock waits on it (SQLite's group
-        // commit would hold every writer), under the workspace's heavy slot and the heavy time limit.
-        if (op.heavyRead) {
-          const read = op.heavyRead;
-          let readStarted: number | undefined;
+        // 9a. a write's heavy read: before the transaction (write-heavy-read.ts). A key a committed call
+        // claimed replays what it made without reading again (the read might fail now, and costs its slot).
+        for (let pass = 1; ; pass++) {
+          readSkipped = Boolean(op.heavyRead && claim && pass === 1 && (await claimedBefore(db, claim)));
+          if (op.heavyRead && !readSkipped) {
+            heavyResult = await runWriteHeavyRead(deps, call, op, workspace.id, input, context);
+          }
           try {
-            heavyResult = await deps.database.heavySlots.run(workspace.id, () => {
-              readStarted = performance.now();
-              return read(context(db, deps.database.heavy), input);
+            // A transaction that lost to concurrent writes (a deadlock, a serialization failure) rolled
+            // back whole: it runs again from scratch, with nothing of the failed attempt's audits or events.
+            executed = await retryConflicts(() => {
+              audits.length = 0;
+              events.length = 0;
+              replayed = false;
+              return deps.database.transaction(execute);
             });
+            break;
           } catch (thrown) {
-            // The failure commits on its own (a failed BI run), then the call answers with the error.
-            if (readStarted !== undefined && op.heavyReadFailed) {
-              const failed = op.heavyReadFailed;
-              const failure = {
-                error: asServiceError(thrown),
-                durationMs: Math.round(performance.now() - readStarted),
-              };
-              await deps.database
-                .transaction((trx) => failed(context(trx), input, failure))
-                .catch((err) =>
-                  deps.logger.error({ err, request_id: call.requestId }, 'recording a failed read'),
-                );
-            }
-            throw thrown;
+            if (!(thrown instanceof KeyForgotten) || pass > 1) throw thrown;
           }
         }
-        // A transaction that lost to concurrent writes (a deadlock, a serialization failure) rolled back
-        // whole: it runs again from scratch, with nothing of the failed attempt's audits or events kept.
-        executed = await retryConflicts(() => {
-          audits.length = 0;
-          events.length = 0;
-          replayed = false;
-          return deps.database.transaction(execute);
-        });
         if (events.length) deps.relay.nudge();
       }
     } catch (thrown) {

@@ -36,6 +36,7 @@ export const createCalendarEvent = defineOperation({
   module: 'calendar',
   scopes: ['calendar:write'],
   kind: 'create',
+  example: { starts_at: '2026-12-01T09:00:00.000Z', ends_at: '2026-12-01T10:00:00.000Z' },
   creates: 'calendar_event',
   summary: 'Create a calendar event',
   description:

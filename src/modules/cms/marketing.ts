@@ -127,6 +127,7 @@ export const createMarketingPost = defineOperation({
   module: 'cms',
   scopes: ['cms:write'],
   kind: 'create',
+  example: { channel: 'email' },
   creates: 'marketing_post',
   summary: 'Create a marketing post',
   description:

@@ -6,7 +6,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { type FieldError, fail, validationFailed } from '../../core/errors.ts';
 import { hasTextQuery, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { updateRecord } from '../../core/record-update.ts';
-import { Enum } from '../../core/resource-schema.ts';
+import { Enum, exampleId } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { entryNumberTaken, listJournalEntries, missingAccounts } from './accounting-store.ts';
 import { idInput } from './crm-shared.ts';
@@ -73,6 +73,13 @@ export const createJournalEntry = defineOperation({
   module: 'crm',
   scopes: ['crm:write'],
   kind: 'create',
+  example: {
+    memo: 'November subscription revenue',
+    lines: [
+      { account_id: exampleId('acct'), debit_cents: 125000 },
+      { account_id: exampleId('acct'), credit_cents: 125000 },
+    ],
+  },
   creates: 'journal_entry',
   summary: 'Create a journal entry',
   description:

@@ -5,6 +5,7 @@ import { defineOperation } from '../../core/define-operation.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import { heavyFilters, listBody, pageInput, pageRequest } from '../../core/pagination.ts';
 import { updateRecord } from '../../core/record-update.ts';
+import { exampleId } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
 import { noteRecord } from './crm-records.ts';
 import { idInput } from './crm-shared.ts';
@@ -43,6 +44,7 @@ export const createNote = defineOperation({
   module: 'crm',
   scopes: ['crm:write'],
   kind: 'create',
+  example: { contact_id: exampleId('con') },
   creates: 'note',
   summary: 'Add a note to a contact, company or deal',
   description:

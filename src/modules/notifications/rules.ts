@@ -112,6 +112,7 @@ export const createRule = defineOperation({
   module: 'notifications',
   scopes: ['notifications:write'],
   kind: 'create',
+  example: { recipient_ids: ['usr_ada'] },
   creates: 'notification_rule',
   summary: 'Create a notification rule',
   description:

@@ -97,6 +97,12 @@ export const createSubscription = defineOperation({
   module: 'notifications',
   scopes: ['notifications:write'],
   kind: 'create',
+  example: {
+    keys: {
+      p256dh: 'BAEr-O5br46eslKNxjXdVGcfHjtQO3JY9-hUlinhTYc8hb7_Av3wz45mWsBUluZuuwcyQQTRshSlCOPhRq2rktM',
+      auth: 'ZxZBcRfrXW8x1B7qXwmmLw',
+    },
+  },
   creates: 'notification_subscription',
   summary: 'Create a notification subscription',
   description:

@@ -1,6 +1,7 @@
 // Example values for the OpenAPI reference, built from the schemas: a field's own `examples` first (the
 // resource schemas carry them), then its enum, default or format, then a value that fits its name.
 import type { TSchema } from '@sinclair/typebox';
+import type { OperationDefinition } from '../../core/define-operation.ts';
 import { exampleId } from '../../core/resource-schema.ts';
 
 type Json = Record<string, any>;
@@ -162,4 +163,13 @@ export function exampleOf(
     default:
       return byName[name] ?? null;
   }
+}
+
+/**
+ * The request example of an operation: the required fields of `body` (its input, or its REST body without
+ * the path parameters), with the operation's declared example fields over them.
+ */
+export function requestExample(op: OperationDefinition, body: Json, sources: ExampleSources): Json {
+  const declared = Object.entries(op.example ?? {}).filter(([name]) => name in (body.properties ?? {}));
+  return { ...(exampleOf(body, sources, '', true) as Json), ...Object.fromEntries(declared) };
 }

@@ -1,10 +1,11 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
 import type { OperationDefinition } from '../../core/define-operation.ts';
+import { idempotencyScope } from '../../core/idempotency.ts';
 import { MAX_PAGE_SIZE } from '../../core/pagination.ts';
 import { ErrorEnvelope, successStatus } from '../../core/response-schema.ts';
 import type { Registry, RestRoute } from '../../registry.ts';
-import { type ExampleSources, exampleOf, resourceFieldExamples } from './examples.ts';
+import { type ExampleSources, exampleOf, requestExample, resourceFieldExamples } from './examples.ts';
 
 type Json = Record<string, any>;
 
@@ -49,6 +50,16 @@ export class Components {
     return walk(schema) as Json;
   }
 }
+
+const idempotencyKeyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: 'order-4711-create',
+};
 
 /** The REST query schema of a field: `limit` above the maximum is clamped, not rejected (MCP keeps 1..100). */
 function querySchema(name: string, schema: Json): Json {
@@ -112,6 +123,8 @@ function operationObject(
     schema: input.properties[name] ?? { type: 'string' },
     example: exampleOf(input.properties[name] ?? { type: 'string' }, ids, name),
   }));
+  // Creates and run starts take their retry key as the Idempotency-Key header too (Stripe's clients do).
+  if (idempotencyScope(op)) parameters.push(idempotencyKeyHeader);
   const bodyProperties = Object.fromEntries(
     Object.entries(input.properties).filter(([name]) => !inPath.includes(name)),
   );
@@ -163,7 +176,7 @@ function operationObject(
       ? {
           requestBody: {
             required: bodyRequired.length > 0 || route.method === 'PATCH',
-            content: { 'application/json': { schema: body, example: exampleOf(body, ids, '', true) } },
+            content: { 'application/json': { schema: body, example: requestExample(op, body, ids) } },
           },
         }
       : {}),
@@ -182,7 +195,7 @@ function operationObject(
 }
 
 /** Example IDs by field name, from the record types' own ID examples (contact_id -> con_..., ticket_id too). */
-function idExamples(registry: Registry): ExampleSources['ids'] {
+export function exampleIds(registry: Registry): ExampleSources['ids'] {
   const byType = new Map<string, string>();
   for (const recordType of registry.recordTypes.values()) {
     const example = (recordType.schema.properties.id as Json | undefined)?.examples?.[0];
@@ -197,7 +210,7 @@ function idExamples(registry: Registry): ExampleSources['ids'] {
 /** OpenAPI 3.1, generated from the registry: the same schemas tools/list publishes. */
 export function buildOpenApi(registry: Registry, config: Config) {
   const components = new Components();
-  const ids = idExamples(registry);
+  const ids = exampleIds(registry);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
     paths[route.path] ??= {};

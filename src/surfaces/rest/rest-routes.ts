@@ -135,6 +135,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: PipelineDeps): vo
           authorization: request.headers.authorization,
           clientAddress: request.ip,
           ...(key && access ? { publicKey: { key, origin, access } } : {}),
+          idempotencyHeader: header(request, 'idempotency-key'),
           workspaceHeader: header(request, 'x-wos-workspace-id') ?? header(request, 'x-service-workspace-id'),
           userAgent: header(request, 'user-agent'),
         });

@@ -32,6 +32,7 @@ export const createAgentGridCostEvent = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:write'],
   kind: 'create',
+  example: { model: 'gpt-4o-mini', tokens_in: 1200, tokens_out: 300 },
   creates: 'agent_grid_cost_event',
   summary: 'Record a cost event of a run',
   description:

@@ -61,6 +61,7 @@ export const createAgentMemoryEmbedding = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:write'],
   kind: 'create',
+  example: { model: 'text-embedding-3-small', dimension: 3, vector: [0.12, -0.08, 0.31] },
   creates: 'agent_memory_embedding',
   summary: 'Attach an embedding to a memory',
   description:

@@ -59,12 +59,10 @@ const GUIDE_SYSTEM =
   'You answer questions about using a workspace operations service, only from the numbered documentation ' +
   'passages given. Cite the passages you use as [1], [2]. If they do not answer the question, say so.';
 
-async function retrieve(
-  ctx: OperationContext,
-  input: { question: string; top_k?: number },
-): Promise<Retrieved> {
+/** The best `k` passages of the documentation for a question, with their hits. */
+async function search(question: string, k: number) {
   const index = await guideIndex();
-  const hits = index.search(input.question, input.top_k ?? 5);
+  const hits = index.search(question, k);
   const passages = hits.map((h) => ({
     source: h.item.source,
     anchor: h.item.anchor,
@@ -77,6 +75,14 @@ async function retrieve(
     tools: h.item.tools,
     error_codes: h.item.error_codes,
   }));
+  return { hits, passages };
+}
+
+async function retrieve(
+  ctx: OperationContext,
+  input: { question: string; top_k?: number },
+): Promise<Retrieved> {
+  const { hits, passages } = await search(input.question, input.top_k ?? 5);
   if (!modelConfigured(ctx.config) || passages.length === 0) {
     return { passages, answer: null, model: null, model_error: null };
   }
@@ -110,6 +116,7 @@ export const createServiceGuideSession = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:read'],
   kind: 'create',
+  creates: 'agent_session',
   summary: 'Ask how to use this service',
   description:
     "Answers a question about using this service from its own documentation: README, docs/ (split at headings), the error catalogue and the tool descriptions with their scopes. Returns the most relevant passages with their source file and anchor, and the tools and error codes they mention; with the operator's language model configured, also a short generated answer citing those passages as [n] (mode model), otherwise mode passages and answer null. Stores the exchange as an Agent Grid session with two session items (the question, the answer). Use it to learn a workflow, a field or an error before calling tools.",
@@ -181,6 +188,7 @@ export const createServiceGuideSession = defineOperation({
         mode,
         passages: retrieved.passages.length,
         ...(retrieved.model ? { model: retrieved.model } : {}),
+        ...(retrieved.model_error ? { model_error: retrieved.model_error } : {}),
       }),
     ];
     for (const row of rows) await insertSessionItem(ctx.db, row);
@@ -206,20 +214,45 @@ export const createServiceGuideSession = defineOperation({
         data: sessionItem,
       });
     }
-    const union = (key: 'tools' | 'error_codes') =>
-      [...new Set(retrieved.passages.flatMap((p) => p[key]))].sort();
-    return {
-      body: {
-        session: created,
-        mode,
-        answer: retrieved.answer,
-        model_error: retrieved.model_error,
-        passages: retrieved.passages,
-        tools: union('tools'),
-        error_codes: union('error_codes'),
-        items,
-      },
-      createdId: session.id,
-    };
+    return { body: guideBody(created, mode, retrieved, items), createdId: session.id };
+  },
+  // A retry with the same idempotency_key: the session as it is now, with the exchange its items recorded.
+  replay: async (ctx, session) => {
+    const rows = await ctx.db
+      .selectFrom('agent_session_items')
+      .selectAll()
+      .where('workspace_id', '=', ctx.workspaceId)
+      .where('session_id', '=', String(session.id))
+      .where('sequence', 'in', [1, 2])
+      .orderBy('sequence')
+      .execute();
+    const items = rows.map(toSessionItem);
+    const [question, answered] = items;
+    const metadata = (answered?.metadata ?? {}) as { mode?: string; passages?: number; model_error?: string };
+    // The same passages (the index is built from this deploy's documentation), not asked of the model again;
+    // a model's answer is the item's text before its passages' citation lines.
+    const count = Number(metadata.passages ?? 0);
+    const { passages } = count > 0 ? await search(question?.content ?? '', count) : { passages: [] };
+    const mode = metadata.mode === 'model' ? 'model' : 'passages';
+    const lines = (answered?.content ?? '').split('\n');
+    const answer = mode === 'model' ? lines.slice(0, Math.max(0, lines.length - count - 1)).join('\n') : null;
+    return guideBody(session, mode, { answer, model_error: metadata.model_error ?? null, passages }, items);
   },
 });
+
+type Exchange = Pick<Retrieved, 'answer' | 'model_error' | 'passages'>;
+
+function guideBody(session: unknown, mode: string, exchange: Exchange, items: unknown[]) {
+  const union = (key: 'tools' | 'error_codes') =>
+    [...new Set(exchange.passages.flatMap((p) => p[key]))].sort();
+  return {
+    session,
+    mode,
+    answer: exchange.answer,
+    model_error: exchange.model_error,
+    passages: exchange.passages,
+    tools: union('tools'),
+    error_codes: union('error_codes'),
+    items,
+  };
+}

@@ -88,6 +88,16 @@ export const createAgentWorkflow = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:write'],
   kind: 'create',
+  example: {
+    steps: [
+      {
+        key: 'find_contact',
+        kind: 'tool',
+        tool: 'search_contacts',
+        arguments: { query: { $from: 'input.email' } },
+      },
+    ],
+  },
   creates: 'agent_workflow',
   summary: 'Create an agent workflow',
   description:

@@ -42,6 +42,7 @@ export const createExecutionJob = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:write'],
   kind: 'create',
+  example: { input: { query: { dataset_key: 'crm_pipeline' } } },
   creates: 'data_agent_execution_job',
   summary: 'Create an execution job (draft)',
   description:

@@ -122,7 +122,7 @@ function measuresOf(compiled: RanQuery): MeasureOf[] {
         name: c.name,
         summable: aggregate === 'count' || aggregate === 'sum',
         unitOf: (row) =>
-          c.type === 'money'
+          c.type === 'money' || c.currency_column
             ? `${row[c.currency_column ?? 'currency'] ?? 'unknown currency'} cents`
             : aggregate === 'count' || aggregate === 'count_distinct'
               ? 'count'

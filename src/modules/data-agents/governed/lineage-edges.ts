@@ -26,6 +26,7 @@ export const createLineageEdge = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:write'],
   kind: 'create',
+  example: { to: { type: 'bi_dataset', id: 'crm_pipeline' } },
   creates: 'data_agent_lineage_edge',
   summary: 'Record a lineage edge',
   description:

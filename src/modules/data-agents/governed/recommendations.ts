@@ -37,8 +37,16 @@ const CONTROL_INPUTS = ['idempotency_key', 'dry_run'];
 
 const actionInput = Strict(
   {
-    tool: Type.String({ minLength: 1, maxLength: 100, description: 'A registry tool name (tools/list).' }),
-    arguments: MapOf(Type.Unknown(), { description: "The tool's input, as its inputSchema describes it." }),
+    tool: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      examples: ['create_task'],
+      description: 'A registry tool name (tools/list).',
+    }),
+    arguments: MapOf(Type.Unknown(), {
+      examples: [{ title: 'Call the owners of stalled deals' }],
+      description: "The tool's input, as its inputSchema describes it.",
+    }),
   },
   { description: 'The tool call that carries the recommendation out.' },
 );

@@ -42,6 +42,7 @@ export const createSourceObject = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:write'],
   kind: 'create',
+  example: { kind: 'bi_dataset', name: 'Pipeline deals', dataset_key: 'crm_pipeline' },
   creates: 'data_agent_source_object',
   summary: 'Register a source object',
   description:

@@ -94,7 +94,12 @@ export const ResultColumnSchema = Shape({
   name: Text('value_cents'),
   type: Enum([...COLUMN_TYPES, 'number'] as const, { description: 'number: a decimal (avg, ratios).' }),
   role: Enum(['dimension', 'time', 'measure'] as const),
-  currency_column: Type.Optional(Text('currency')),
+  currency_column: Type.Optional(
+    Text(
+      'currency',
+      'An amount of money (sum, avg, min, max of a money column; a money metric): the result column with its currency.',
+    ),
+  ),
   metric: Type.Optional(Text('win_rate')),
 });
 

@@ -193,10 +193,11 @@ export function compileQuery(
         });
         continue;
       }
+      // A metric reading money (aggregated or compared in a filter) is grouped by that money's currency.
       let currency: string | undefined;
-      for (const c of read.aggregated) {
-        currency ??= columns.get(c)!.currency_column;
+      for (const c of [...read.aggregated, ...read.filtered]) {
         const own = columns.get(c)!.currency_column;
+        if (own && read.aggregated.includes(c)) currency ??= own;
         if (own) currencies.push({ name: own, field: `${field}.metric` });
       }
       const name = m.as ?? metric.key;
@@ -236,9 +237,12 @@ export function compileQuery(
     const name = m.as ?? (column ? `${m.aggregate}_${column.name}` : 'count');
     if (!claim(name, m.as ? `${field}.as` : field)) continue;
     const type = aggregateType(m.aggregate, column);
-    const currency = type === 'money' ? column?.currency_column : undefined;
+    // Every aggregate of a money column (avg, min, max, counts too) is grouped by its currency; an amount
+    // (not a count) names that currency column.
+    const currency = column?.currency_column;
     if (currency) currencies.push({ name: currency, field: `${field}.column` });
-    output.push({ name, type, role: 'measure', ...(currency ? { currency_column: currency } : {}) });
+    const amount = currency && type !== 'integer' ? { currency_column: currency } : {};
+    output.push({ name, type, role: 'measure', ...amount });
     const raw = () => (column ? aggregateSql(m.aggregate!, ref(column.name)) : sql`count(*)`);
     selections.push({ name, expr: rollup?.aggregate(m.aggregate, column?.name) ?? raw() });
   }

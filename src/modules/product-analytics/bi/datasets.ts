@@ -98,6 +98,11 @@ export const createBiDataset = defineOperation({
   module: 'product_analytics_bi',
   scopes: ['bi:write'],
   kind: 'create',
+  example: {
+    key: 'won_deals',
+    template_key: 'crm_pipeline',
+    filters: [{ column: 'stage_kind', operator: 'eq', value: 'won' }],
+  },
   creates: 'bi_dataset',
   summary: 'Create a custom BI dataset',
   description:

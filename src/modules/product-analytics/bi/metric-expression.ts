@@ -182,8 +182,12 @@ export function compileMetric(
   return node(ast);
 }
 
-/** The SQL of one aggregate over an expression (count_distinct is count(distinct ...)). */
+/**
+ * The SQL of one aggregate over an expression (count_distinct is count(distinct ...)). A sum over no rows
+ * (or only nulls) is 0, as a count is; avg, min and max of nothing stay null.
+ */
 export function aggregateSql(fn: Aggregate, input: Expression<unknown>): RawBuilder<unknown> {
   if (fn === 'count_distinct') return sql`count(distinct ${input})`;
+  if (fn === 'sum') return sql`coalesce(sum(${input}), 0)`;
   return sql`${sql.raw(fn)}(${input})`;
 }

@@ -97,7 +97,9 @@ function weighted(rollup: TemplateRollup, fn: Aggregate, column: string | undefi
     case 'count':
       return sql`coalesce(sum(${present}), 0)`;
     case 'sum':
-      return summed ? sql`sum(${ref(summed)})` : sql`sum(${ref(column!)} * ${weight})`;
+      return summed
+        ? sql`coalesce(sum(${ref(summed)}), 0)`
+        : sql`coalesce(sum(${ref(column!)} * ${weight}), 0)`;
     case 'avg': {
       const total = summed ? sql`sum(${ref(summed)})` : sql`sum(${ref(column!)} * ${weight})`;
       return sql`(${total} * 1.0 / nullif(sum(${present}), 0))`;

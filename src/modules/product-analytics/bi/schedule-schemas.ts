@@ -2,6 +2,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
   Enum,
+  exampleId,
   Nullable,
   NullableTimestamp,
   RecordId,
@@ -53,7 +54,13 @@ export const ruleFields = {
 
 export const TargetInput = Strict({
   type: Enum(TARGET_TYPES, { description: 'What it refreshes.' }),
-  id: Type.String({ minLength: 1, maxLength: 255, description: 'The ID of that object in this workspace.' }),
+  // The example is a report's ID, as the type's example is report.
+  id: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    examples: [exampleId('birep')],
+    description: 'The ID of that object in this workspace.',
+  }),
 });
 
 export const ScheduledArtifactSchema = Resource(
@@ -63,7 +70,7 @@ export const ScheduledArtifactSchema = Resource(
     name: Text('Weekly pipeline refresh'),
     target: Shape({
       type: Enum(TARGET_TYPES),
-      id: RecordId('biq', 'The scheduled object (a saved query, report, export or insight view).'),
+      id: RecordId('birep', 'The scheduled object (a report, export, saved query or insight view).'),
     }),
     cadence: Enum(CADENCES),
     minute: Type.Integer({ minimum: 0, maximum: 59 }),
