@@ -201,7 +201,7 @@ describe('files in S3-compatible storage', () => {
       WOS_LOG_LEVEL: 'trace',
       PORT: '0',
     };
-    const failed = await run(process.execPath, ['bin/wos.js', 'serve'], { env, timeout: 55_000 }).then(
+    const failed = await run(process.execPath, ['bin/wos.js', 'serve'], { env, timeout: 150_000 }).then(
       () => undefined,
       (error: { code: number; stdout: string; stderr: string }) => error,
     );
@@ -209,7 +209,7 @@ describe('files in S3-compatible storage', () => {
     expect(failed?.stderr).toContain(`wos: WOS_ASSET_STORAGE=s3: the bucket "${s3.settings.bucket}"`);
     expect(failed?.stderr).toContain('HTTP 403, access denied');
     expect(`${failed?.stdout}${failed?.stderr}`).not.toContain(secret);
-  }, 60_000);
+  }, 160_000);
 });
 
 /** The download URL as get_asset_download_url gives it. */
