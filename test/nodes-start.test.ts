@@ -98,7 +98,7 @@ describe.runIf(usingPostgres)('three nodes started at once on an empty PostgreSQ
     const file = await fetch(url.replace(PUBLIC_URL, a));
     expect(file.status).toBe(200);
     expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
-  }, 300_000);
+  }, 400_000);
 });
 
 describe('the operator token of an installation', () => {
@@ -138,5 +138,5 @@ describe('the operator token of an installation', () => {
     await expect(ensureOperatorToken(h.db, { ...h.config, adminToken: OPERATOR_TOKEN })).rejects.toThrow(
       /WOS_ADMIN_TOKEN differs/,
     );
-  }, 300_000);
+  }, 400_000);
 });

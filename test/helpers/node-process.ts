@@ -27,7 +27,7 @@ export function startNode(env: Record<string, string>, args: string[] = ['serve'
         ? pattern
         : undefined
       : (output.match(pattern) ?? undefined);
-  const waitFor = (pattern: string | RegExp, timeoutMs = 120_000) =>
+  const waitFor = (pattern: string | RegExp, timeoutMs = 240_000) =>
     new Promise<RegExpMatchArray | string>((resolve, reject) => {
       const started = Date.now();
       const poll = setInterval(() => {
