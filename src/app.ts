@@ -27,7 +27,9 @@ import {
 import { createUsageRecorder } from './core/usage-recorder.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { fastifyTrustProxy, perNodeFilesWarning } from './deployment-config.ts';
 import { createQueueBackend, startWorker, type Worker } from './jobs/worker.ts';
+import { closeStorage } from './modules/assets/storage/configured.ts';
 import { buildRegistry, type Registry } from './registry.ts';
 import { registerAdminRoutes } from './surfaces/admin/admin-routes.ts';
 import { registerAssetContentRoutes } from './surfaces/assets/asset-content-routes.ts';
@@ -63,9 +65,9 @@ export interface Service {
 export function createLogger(config: Config): Logger {
   return pino({
     level: config.logLevel,
-    // Tokens travel in Authorization headers; they must never reach a log line.
+    // Tokens travel in Authorization headers; they must never reach a log line (nor a storage secret).
     redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', '*.token'],
+      paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.secretAccessKey'],
       censor: '[redacted]',
     },
   });
@@ -76,6 +78,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const database = options.database ?? openDatabase(config);
   await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
+  const filesWarning = perNodeFilesWarning(config, database.dialect);
+  if (filesWarning) logger.warn(filesWarning);
   const limiterPool =
     config.rateLimitStore === 'postgres' && config.databaseUrl
       ? openLimiterPool(config.databaseUrl, config.databaseSchema)
@@ -123,6 +127,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => newId('req'),
     bodyLimit: BODY_LIMIT_BYTES,
+    // WOS_TRUST_PROXY: request.ip (the failed-authentication throttle's key) is the client a trusted proxy names.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     requestTimeout: config.requestTimeoutMs,
     // Node checks timeouts every 30 s and gives the head 60 s by default: scale both to the request timeout.
@@ -290,6 +296,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     await deps.usage.flush();
     await limiterPool?.end();
     await principals?.close();
+    closeStorage(config);
     if (!options.database) await database.close();
   });
   let worker: Worker | undefined;

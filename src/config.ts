@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { originList } from './core/origins.ts';
+import { S3_MAX_COPY_BYTES, type StorageSettings, storageSettings, trustProxy } from './deployment-config.ts';
 
-export interface Config {
+export interface Config extends StorageSettings {
   port: number;
   host: string;
   dataDir: string;
@@ -102,6 +103,11 @@ export interface Config {
   vectorExactThreshold: number;
   /** Vectors the in-memory indexes of this node hold at most; least recently used go first (default 1M). */
   vectorIndexMaxVectors: number;
+  /**
+   * Proxies trusted to name the client in X-Forwarded-For (WOS_TRUST_PROXY: a hop count, or addresses and
+   * CIDR ranges); Fastify's trustProxy. Unset: the peer is the client.
+   */
+  trustProxy: number | string[] | undefined;
 }
 
 /** The Standard Webhooks retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -235,10 +241,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       1_000_000,
       'WOS_VECTOR_INDEX_MAX_VECTORS',
     ),
+    ...storageSettings(env),
+    trustProxy: trustProxy(env.WOS_TRUST_PROXY),
     ...overrides,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     throw new Error('WOS_DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+  }
+  if (config.assetStorage === 's3' && config.maxUploadBytes > S3_MAX_COPY_BYTES) {
+    throw new Error(
+      `WOS_MAX_UPLOAD_BYTES may be at most ${S3_MAX_COPY_BYTES} (5 GiB) with WOS_ASSET_STORAGE=s3: completing ` +
+        'an upload copies its object, which S3 does in one request up to that size',
+    );
   }
   return config;
 }

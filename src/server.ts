@@ -1,16 +1,30 @@
 import { bootstrap, firstStartMessage } from './admin/bootstrap.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
+import { systemClock } from './core/clock.ts';
 import { sweepExpiredKeys } from './core/idempotency.ts';
 import { buildConsole } from './surfaces/console/console-build.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
-/** Starts the service: migrations, first-start bootstrap, listen, and a graceful stop on SIGTERM/SIGINT. */
+/**
+ * Starts the service: migrations, first-start bootstrap (a wrong WOS_ADMIN_TOKEN stops the node before it
+ * runs any job or takes any request), listen, and a graceful stop on SIGTERM/SIGINT.
+ */
 export async function serve(config: Config): Promise<void> {
-  const { app, deps } = await buildApp({ config });
-  const first = await bootstrap(deps.database.db, config, deps.clock);
+  const database = openDatabase(config);
+  let first: Awaited<ReturnType<typeof bootstrap>>;
+  try {
+    await migrateToLatest(database.db, database.dialect === 'postgres' ? config.databaseSchema : undefined);
+    first = await bootstrap(database.db, config, systemClock);
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+  const { app, deps } = await buildApp({ config, database });
   const message = firstStartMessage(first, config);
   if (message) process.stdout.write(message);
 
@@ -40,7 +54,8 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    await app.close(); // stops accepting, waits for in-flight requests, then closes the database (onClose)
+    await app.close(); // stops accepting, waits for in-flight requests and stops the worker (onClose)
+    await database.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,8 +1,8 @@
 // `wos serve` as a user runs it: first-start bootstrap, a real port, and a graceful stop on SIGTERM.
-import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedDatabase } from './helpers/harness.ts';
+import { startNode } from './helpers/node-process.ts';
 
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 
@@ -20,36 +20,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(port: number): {
-  child: ChildProcess;
-  output: () => string;
-  waitFor: (text: string) => Promise<void>;
-} {
-  const child = spawn(process.execPath, ['bin/wos.js', 'serve'], {
-    env: { ...process.env, ...database.env, PORT: String(port), WOS_LOG_LEVEL: 'info', WOS_ADMIN_TOKEN: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const waitFor = (text: string) =>
-    new Promise<void>((resolve, reject) => {
-      const started = Date.now();
-      const poll = setInterval(() => {
-        if (output.includes(text)) {
-          clearInterval(poll);
-          resolve();
-        } else if (Date.now() - started > 20_000 || child.exitCode !== null) {
-          clearInterval(poll);
-          reject(new Error(`"${text}" never appeared:\n${output}`));
-        }
-      }, 50);
-    });
-  return { child, output: () => output, waitFor };
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+const start = (port: number) =>
+  startNode({ ...database.env, PORT: String(port), WOS_LOG_LEVEL: 'info', WOS_ADMIN_TOKEN: '' });
 
 describe('wos serve', () => {
   it('bootstraps once, serves REST and MCP with the printed tokens, and stops gracefully', async () => {
@@ -96,7 +68,7 @@ describe('wos serve', () => {
       .find((line) => line.includes('"route":"/v1/contacts"'));
     expect(requestLine?.match(/"request_id"/g)).toHaveLength(1);
 
-    const code = exited(first.child);
+    const code = first.exited;
     first.child.kill('SIGTERM');
     expect(await code).toBe(0);
 
@@ -106,8 +78,9 @@ describe('wos serve', () => {
     expect(second.output()).not.toContain('first start');
     const again = await fetch(`${base}/v1/contacts`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(again.status).toBe(200);
-    const secondCode = exited(second.child);
+    const secondCode = second.exited;
     second.child.kill('SIGINT');
     expect(await secondCode).toBe(0);
-  });
+    // Each start loads the sources through tsx: on a busy machine that alone takes many seconds.
+  }, 300_000);
 });

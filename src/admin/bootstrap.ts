@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.ts';
 import { fail } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { bearerToken, generateToken, hashesEqual, hashToken } from '../core/tokens.ts';
+import { withInstallationLock } from '../db/dialect.ts';
 import type { DB } from '../db/tables.ts';
 import { createCredential, createWorkspace } from './workspace-admin.ts';
 
@@ -15,29 +16,63 @@ export interface FirstStart {
   workspace?: { id: string; name: string; apiKey: string; mcpToken: string };
 }
 
-/** WOS_ADMIN_TOKEN becomes the operator token; without it, one is generated on first start and returned once. */
+const storedOperatorHash = async (db: Kysely<DB>) =>
+  (
+    await db
+      .selectFrom('installation')
+      .select('value')
+      .where('key', '=', OPERATOR_TOKEN_KEY)
+      .executeTakeFirst()
+  )?.value;
+
+/** How an operator changes the token on purpose (docs/contract.md section 3). */
+export const ROTATE_HINT =
+  'To change the operator token on purpose, run `wos operator-token rotate` once with the new WOS_ADMIN_TOKEN ' +
+  '(and the database settings of this installation), then give every node that value.';
+
+/**
+ * WOS_ADMIN_TOKEN becomes the operator token of a new installation; without it, one is generated on first
+ * start and returned once. A node whose WOS_ADMIN_TOKEN differs from the stored token refuses to start:
+ * the nodes of one database share one operator token, and a stray value must not replace it.
+ */
 export async function ensureOperatorToken(db: Kysely<DB>, config: Config): Promise<string | undefined> {
+  const stored = await storedOperatorHash(db);
   if (config.adminToken) {
     const hash = hashToken(config.adminToken);
-    await db
-      .insertInto('installation')
-      .values({ key: OPERATOR_TOKEN_KEY, value: hash })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: hash }))
-      .execute();
+    if (stored === undefined) {
+      await db
+        .insertInto('installation')
+        .values({ key: OPERATOR_TOKEN_KEY, value: hash })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
+    }
+    const current = stored ?? (await storedOperatorHash(db));
+    if (current !== undefined && !hashesEqual(current, hash)) {
+      throw new Error(
+        'WOS_ADMIN_TOKEN differs from the operator token stored in this database (set by another node, an ' +
+          'earlier start or a rotation), so this node does not start: give every node the same WOS_ADMIN_TOKEN. ' +
+          ROTATE_HINT,
+      );
+    }
     return undefined;
   }
-  const stored = await db
-    .selectFrom('installation')
-    .select('value')
-    .where('key', '=', OPERATOR_TOKEN_KEY)
-    .executeTakeFirst();
-  if (stored) return undefined;
+  if (stored !== undefined) return undefined;
   const token = generateToken('operator');
   await db
     .insertInto('installation')
     .values({ key: OPERATOR_TOKEN_KEY, value: hashToken(token) })
     .execute();
   return token;
+}
+
+/** `wos operator-token rotate`: the stored operator token becomes WOS_ADMIN_TOKEN; the old one stops working. */
+export async function rotateOperatorToken(db: Kysely<DB>, token: string): Promise<void> {
+  const hash = hashToken(token);
+  await db
+    .insertInto('installation')
+    .values({ key: OPERATOR_TOKEN_KEY, value: hash })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: hash }))
+    .execute();
 }
 
 /** On the very first start, a "Default" workspace with an API key and an MCP token holding every scope. */
@@ -69,10 +104,16 @@ export async function ensureDefaultWorkspace(
   return { id: workspace.id, name: workspace.name, apiKey: apiKey.token, mcpToken: mcpToken.token };
 }
 
+/**
+ * The first-start bootstrap, once per installation: nodes starting together on an empty database take
+ * turns (an advisory lock on PostgreSQL), so the second finds what the first created.
+ */
 export async function bootstrap(db: Kysely<DB>, config: Config, clock: Clock): Promise<FirstStart> {
-  const operatorToken = await ensureOperatorToken(db, config);
-  const workspace = await ensureDefaultWorkspace(db, config, clock);
-  return { ...(operatorToken ? { operatorToken } : {}), ...(workspace ? { workspace } : {}) };
+  return withInstallationLock(db, 'bootstrap', async (locked) => {
+    const operatorToken = await ensureOperatorToken(locked, config);
+    const workspace = await ensureDefaultWorkspace(locked, config, clock);
+    return { ...(operatorToken ? { operatorToken } : {}), ...(workspace ? { workspace } : {}) };
+  });
 }
 
 export async function verifyOperator(db: Kysely<DB>, authorization: string | undefined): Promise<void> {
@@ -81,12 +122,8 @@ export async function verifyOperator(db: Kysely<DB>, authorization: string | und
     throw fail('authentication_required', {
       message: 'Send the operator token as "Authorization: Bearer <token>".',
     });
-  const stored = await db
-    .selectFrom('installation')
-    .select('value')
-    .where('key', '=', OPERATOR_TOKEN_KEY)
-    .executeTakeFirst();
-  if (!stored || !hashesEqual(stored.value, hashToken(token))) {
+  const stored = await storedOperatorHash(db);
+  if (!stored || !hashesEqual(stored, hashToken(token))) {
     throw fail('authentication_required', {
       message: 'That is not the operator token of this installation.',
     });

@@ -1,5 +1,6 @@
 // The `wos` command: serve, migrate, and the operator actions of /admin/v1 done directly on the database.
 import { parseArgs } from 'node:util';
+import { rotateOperatorToken } from '../admin/bootstrap.ts';
 import { lookupRequest } from '../admin/request-lookup.ts';
 import {
   createCredential,
@@ -35,6 +36,7 @@ const USAGE = `Usage: wos <command>
   credential revoke CREDENTIAL_ID
   request show REQUEST_ID
   counters rebuild [WORKSPACE_ID]                                     recompute the record counters (all workspaces when none)
+  operator-token rotate                                               make WOS_ADMIN_TOKEN the operator token (the old one stops working)
 
 Configuration comes from the environment (PORT, HOST, WOS_DATA_DIR, WOS_DATABASE_URL, ...); see README.md.`;
 
@@ -163,6 +165,11 @@ async function main(argv: string[]): Promise<void> {
       case 'counters rebuild':
         if (target) await getWorkspace(database.db, target); // an unknown ID is an error, not a no-op
         return print({ ...(await rebuildRecordCounters(database.db, target)), workspace_id: target ?? null });
+      case 'operator-token rotate':
+        if (!config.adminToken)
+          throw new Error('Set WOS_ADMIN_TOKEN to the new operator token (at least 32 characters).');
+        await rotateOperatorToken(database.db, config.adminToken);
+        return print({ rotated: true, database: database.location });
       case 'request show':
         return print({ request: await lookupRequest(database.db, need(target, 'REQUEST_ID')) });
       default:

@@ -5,6 +5,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { PipelineDeps } from '../core/call.ts';
+import { withInstallationLock } from '../db/dialect.ts';
 import type { DB } from '../db/tables.ts';
 import type { EnqueueOptions, JobDefinition, JobEnv, QueueBackend } from './types.ts';
 import { DEFAULT_JOB_TIMEOUT_SECONDS, runAttempt } from './types.ts';
@@ -67,18 +68,27 @@ export function createPgBossQueue(base: Omit<JobEnv, 'queue'>): QueueBackend {
     },
 
     async start(definitions: JobDefinition[], pipeline?: PipelineDeps): Promise<void> {
-      await boss.start();
-      started = true;
+      // Nodes starting together take turns: two create_queue calls at once deadlock on pg-boss's queue table
+      // (each inserts its row, then its partition's foreign key waits for the other's insert). A node that
+      // finds its queues made creates nothing.
+      await withInstallationLock(base.db, 'job-queues', async () => {
+        await boss.start();
+        started = true;
+        const existing = new Set((await boss.getQueues()).map((q) => q.name));
+        for (const definition of definitions) {
+          if (existing.has(definition.name)) continue;
+          await boss.createQueue(definition.name, {
+            name: definition.name,
+            retryLimit: definition.retryLimit ?? 3,
+            retryDelay: definition.retryDelaySeconds ?? 5,
+            retryBackoff: true,
+            // pg-boss expires (and retries) an attempt only after our own timeout has had time to end it.
+            expireInSeconds: Math.ceil(definition.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS) + 60,
+          });
+        }
+      });
       const env: JobEnv = { ...base, queue, pipeline };
       for (const definition of definitions) {
-        await boss.createQueue(definition.name, {
-          name: definition.name,
-          retryLimit: definition.retryLimit ?? 3,
-          retryDelay: definition.retryDelaySeconds ?? 5,
-          retryBackoff: true,
-          // pg-boss expires (and retries) an attempt only after our own timeout has had time to end it.
-          expireInSeconds: Math.ceil(definition.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS) + 60,
-        });
         // Several fetch loops per queue: a slow receiver holds one loop, not the node's whole queue. A loop
         // that just finished a job fetches again at once instead of waiting for its polling interval.
         const ids: string[] = [];

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { ensureOperatorToken } from '../../src/admin/bootstrap.ts';
 import { buildApp, type Service } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -83,7 +84,13 @@ export class Harness {
   ) {}
 
   static async start(
-    options: { clock?: MutableClock; env?: Record<string, string>; registry?: Registry } = {},
+    options: {
+      clock?: MutableClock;
+      env?: Record<string, string>;
+      registry?: Registry;
+      /** The app's logger (a test reading its lines); else one at WOS_LOG_LEVEL. */
+      logger?: Logger;
+    } = {},
   ): Promise<Harness> {
     const database = await isolatedDatabase();
     const config = loadConfig({
@@ -98,7 +105,7 @@ export class Harness {
       ...options.env,
     });
     const clock = options.clock ?? new MutableClock();
-    const service = await buildApp({ config, clock, registry: options.registry });
+    const service = await buildApp({ config, clock, registry: options.registry, logger: options.logger });
     await ensureOperatorToken(service.deps.database.db, config);
     return new Harness(service, config, clock, database.drop);
   }

@@ -14,9 +14,16 @@ const CLEANUP_EVERY_MS = 10 * 60 * 1000;
 const STALE_PARTIAL_MS = 60 * 60 * 1000;
 const BATCH = 200;
 
-/** At start-up no write of this process is running yet: every partial file is left over from before. */
-export async function removeLeftoverPartials(env: { config: Config; logger: Logger }): Promise<void> {
-  const removed = await storageFor(env.config).removePartials();
+/**
+ * At start-up: a store that cannot be used stops the node with the reason. No write of this process is
+ * running yet, so in a store of this node alone every partial file is left over from before; in a shared
+ * store other nodes may be writing, and stale partials go with the cleanup job.
+ */
+export async function prepareStorage(env: { config: Config; logger: Logger }): Promise<void> {
+  const storage = storageFor(env.config);
+  await storage.verify?.();
+  if (storage.shared) return;
+  const removed = await storage.removePartials();
   if (removed) env.logger.info({ removed }, 'removed partial asset uploads left by an earlier run');
 }
 

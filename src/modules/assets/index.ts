@@ -1,5 +1,5 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import { assetCleanupJob, assetCleanupSweep, removeLeftoverPartials } from './asset-cleanup.ts';
+import { assetCleanupJob, assetCleanupSweep, prepareStorage } from './asset-cleanup.ts';
 import { AssetSchema } from './asset-schemas.ts';
 import { assetCounts } from './asset-summary-store.ts';
 import type { AssetTables } from './asset-tables.ts';
@@ -53,5 +53,5 @@ export const assetsModule: ModuleDefinition<typeof identity, AssetTables> = {
   ],
   jobs: [assetCleanupJob],
   periodicTasks: [assetCleanupSweep],
-  startup: removeLeftoverPartials,
+  startup: prepareStorage,
 };

@@ -1,25 +1,27 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, type Dirent } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type AssetStorage, ObjectTooLarge } from './storage.ts';
-
-const KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+import { type AssetStorage, assertKey, KEY_PATTERN, meter } from './storage.ts';
 
 const PARTIAL_SUFFIX = '.part';
 
 /** Files under root, one per key; writes land in root/.tmp/<uuid>.part and are renamed into place when complete. */
 export class LocalDiskStorage implements AssetStorage {
-  constructor(private readonly root: string) {}
+  /** shared: WOS_ASSET_STORAGE=local set on purpose on PostgreSQL, taken to be a filesystem several nodes mount. */
+  constructor(
+    private readonly root: string,
+    readonly shared = false,
+  ) {}
 
   private get tmpDir(): string {
     return path.join(this.root, '.tmp');
   }
 
   private pathOf(key: string): string {
-    if (!KEY_PATTERN.test(key)) throw new Error(`invalid storage key ${key}`);
+    assertKey(key);
     return path.join(this.root, ...key.split('/'));
   }
 
@@ -29,37 +31,19 @@ export class LocalDiskStorage implements AssetStorage {
     const tmp = path.join(this.tmpDir, `${randomUUID()}${PARTIAL_SUFFIX}`);
     // Opened before any byte flows, so a failure can always remove it.
     const handle = await open(tmp, 'wx');
-    let sizeBytes = 0;
-    const hash = createHash('sha256');
-    const limit = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        sizeBytes += chunk.length;
-        if (sizeBytes > maxBytes) return callback(new ObjectTooLarge(maxBytes));
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
-    // The source is piped, not put in the pipeline: a refused upload must not destroy the request, whose
-    // connection still carries the 413 answer.
-    const aborted = () => {
-      if (!body.readableEnded) limit.destroy(new Error('the upload was aborted'));
-    };
-    body.on('error', aborted);
-    body.on('close', aborted);
-    body.pipe(limit);
+    const metered = meter(body, maxBytes);
     try {
-      await pipeline(limit, handle.createWriteStream());
+      await pipeline(metered.stream, handle.createWriteStream());
       await mkdir(path.dirname(target), { recursive: true });
       await rename(tmp, target);
-      return { sizeBytes, sha256: hash.digest('hex') };
+      return metered.digest();
     } catch (error) {
-      body.unpipe(limit);
+      metered.detach();
       await handle.close().catch(() => {});
       await rm(tmp, { force: true });
       throw error;
     } finally {
-      body.off('error', aborted);
-      body.off('close', aborted);
+      metered.detach();
     }
   }
 
