@@ -22,6 +22,8 @@ export function hasBillingLimits(workspace: Workspace): boolean {
  * its work beyond the declared ones are known only afterwards: that call still commits, and the next is
  * paused. An unbilled call (a public site key's) consumes no credit, so it cannot pause the workspace's
  * API keys; while they are paused it is refused with 429 rate_limited (a browser retries it later).
+ * These checks read the cached workspace and refuse early; concurrent calls pass them together, so the
+ * call's transaction checks again, atomically with the charge (billing-charge.ts).
  */
 export async function checkBilling(
   db: Kysely<DB>,
@@ -45,17 +47,20 @@ export async function checkBilling(
   const maximum = entitled ?? creates?.defaultMaximum;
   if (creates && maximum !== undefined) {
     const count = await countRecords(db, workspace.id, creates);
-    if (count >= maximum) {
-      const live = creates.defaultMaximum !== undefined;
-      throw fail('billing_limit_exceeded', {
-        message:
-          `The workspace may hold at most ${maximum} ${live ? 'live ' : ''}${creates.type} records` +
-          (live
-            ? ` (${entitled == null ? 'the default cap' : "the operator's entitlement"}): archive one, or ask the operator to raise the entitlement ${creates.type}.`
-            : '.'),
-      });
-    }
+    if (count >= maximum) throw entitlementExceeded(creates, maximum, entitled != null);
   }
+}
+
+/** 403 billing_limit_exceeded for a create beyond the record type's maximum. */
+export function entitlementExceeded(creates: RecordType, maximum: number, entitled: boolean) {
+  const live = creates.defaultMaximum !== undefined;
+  return fail('billing_limit_exceeded', {
+    message:
+      `The workspace may hold at most ${maximum} ${live ? 'live ' : ''}${creates.type} records` +
+      (live
+        ? ` (${entitled ? "the operator's entitlement" : 'the default cap'}): archive one, or ask the operator to raise the entitlement ${creates.type}.`
+        : '.'),
+  });
 }
 
 /** How long a site's browsers wait before retrying while billing is paused. */
@@ -63,22 +68,30 @@ const PAUSED_RETRY_SECONDS = 60;
 
 async function checkPaused(db: Kysely<DB>, workspace: Workspace, now: Date, units: number): Promise<void> {
   const credit = workspace.creditUnits;
-  if (credit !== null && (credit <= 0 || credit < units)) {
-    throw fail('billing_paused', {
-      message:
-        credit <= 0
-          ? 'Prepaid credit is exhausted; the operator must add credit.'
-          : `Prepaid credit (${credit} units) does not cover this operation (${units} units); the operator must add credit.`,
-    });
-  }
+  if (credit !== null && (credit <= 0 || credit < units)) throw creditPaused(credit, units);
   if (workspace.monthlyCapUnits !== null) {
     const used = await monthUnits(db, workspace.id, billingPeriod(now));
-    if (used >= workspace.monthlyCapUnits || used + units > workspace.monthlyCapUnits) {
-      throw fail('billing_paused', {
-        message: "This month's usage cap is reached; the operator must raise it.",
-      });
-    }
+    if (used >= workspace.monthlyCapUnits || used + units > workspace.monthlyCapUnits) throw capPaused();
   }
+}
+
+/** 402 billing_paused: the credit (when known) does not cover the operation's declared units. */
+export function creditPaused(credit: number | undefined, units: number) {
+  return fail('billing_paused', {
+    message:
+      credit === undefined
+        ? `Prepaid credit is exhausted or does not cover this operation (${units} units); the operator must add credit.`
+        : credit <= 0
+          ? 'Prepaid credit is exhausted; the operator must add credit.'
+          : `Prepaid credit (${credit} units) does not cover this operation (${units} units); the operator must add credit.`,
+  });
+}
+
+/** 402 billing_paused: the month's cap is reached or would be passed. */
+export function capPaused() {
+  return fail('billing_paused', {
+    message: "This month's usage cap is reached; the operator must raise it.",
+  });
 }
 
 /**
@@ -135,33 +148,6 @@ export function callUnits(
     throw new Error(`${op.name} reported ${units} usage units; units are whole numbers ≥ 0`);
   }
   return units;
-}
-
-/** Consumes a successful call's units, in the call's transaction. Only workspaces with limits keep counters. */
-export async function consumeUnits(
-  db: Kysely<DB>,
-  workspace: Workspace,
-  units: number,
-  now: Date,
-): Promise<void> {
-  if (workspace.creditUnits !== null) {
-    await db
-      .updateTable('workspaces')
-      .set((eb) => ({ credit_units: eb('credit_units', '-', units) }))
-      .where('id', '=', workspace.id)
-      .execute();
-  }
-  if (workspace.monthlyCapUnits !== null) {
-    await db
-      .insertInto('billing_usage')
-      .values({ workspace_id: workspace.id, period: billingPeriod(now), billed_units: units })
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'period']).doUpdateSet((eb) => ({
-          billed_units: eb('billing_usage.billed_units', '+', units),
-        })),
-      )
-      .execute();
-  }
 }
 
 /**

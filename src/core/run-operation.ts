@@ -11,7 +11,8 @@ import { performance } from 'node:perf_hooks';
 import type { AuditEventsTable, CallEventsTable, OutboxEventsTable } from '../db/tables.ts';
 import { auditRow } from './audit.ts';
 import { authenticate, isModuleEnabled, loadPrincipal, type Principal } from './auth.ts';
-import { callUnits, checkBilling, consumeUnits, hasBillingLimits } from './billing.ts';
+import { callUnits, checkBilling, hasBillingLimits } from './billing.ts';
+import { chargeUnits, holdEntitlement } from './billing-charge.ts';
 import type { Call, CallOutcome, PipelineDeps } from './call.ts';
 import { callEventRow, insertCallEvent } from './call-events.ts';
 import type { Actor, AuditEntry, DomainEvent } from './context.ts';
@@ -211,7 +212,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
         outboxRow(workspace.id, call.requestId, nowIso, e),
       );
       const units = callUnits(op, result);
-      if (!publicKey) await consumeUnits(trx, workspace, units, now);
+      // The billing stage's checks again, now atomic with the charge: concurrent calls passed it together.
+      if (creates && !replayed) await holdEntitlement(trx, workspace, creates);
+      if (!publicKey) await chargeUnits(trx, workspace, { units, declared: op.units }, now);
       // Consumers (webhooks, notification rules) get the outbox events from the relay after the commit.
       // The transaction's last statement: on PostgreSQL its COMMIT goes with it, so nothing may follow.
       await insertWriteEffects(trx, {
@@ -225,7 +228,7 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
 
     const recordBilledCall = (status: number, units: number) =>
       deps.database.transaction(async (trx) => {
-        if (!publicKey) await consumeUnits(trx, workspace, units, now);
+        if (!publicKey) await chargeUnits(trx, workspace, { units, declared: op.units }, now);
         await insertCallEvent(trx, callEvent(status, units));
       });
 

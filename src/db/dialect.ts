@@ -31,3 +31,12 @@ export async function withInstallationLock<T, D>(
     }
   });
 }
+
+/**
+ * Holds a lock named by `key` until the transaction ends, for a check that must see every write committed
+ * before it (an entitlement's count). PostgreSQL: a transaction-scoped advisory lock. SQLite: nothing, since
+ * its one writer runs one transaction at a time (group commit runs the calls in it one after another).
+ */
+export async function lockUntilCommit(trx: Kysely<any>, key: string): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
