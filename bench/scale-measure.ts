@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { matchesText, pageRequest } from '../src/core/pagination.ts';
-import { SEARCHABLE } from '../src/core/search-tables.ts';
+import { activityRecord } from '../src/modules/activity-log/activity-records.ts';
 import { searchActivities } from '../src/modules/activity-log/activity-store.ts';
 import { contactRecord } from '../src/modules/crm/crm-records.ts';
 import { searchContacts } from '../src/modules/crm/crm-store.ts';
@@ -99,7 +99,7 @@ export async function explain(db: Kysely<any>, postgres: boolean, query: Compile
     .join('\n');
 }
 
-const SEARCH_COLUMNS = { contacts: contactRecord.searchColumns, activities: SEARCHABLE.activities };
+const SEARCH_COLUMNS = { contacts: contactRecord.searchColumns, activities: activityRecord.searchColumns };
 
 export interface SearchCase {
   table: 'contacts' | 'activities';

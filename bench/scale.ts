@@ -13,9 +13,9 @@ import { SCOPES } from '../src/core/catalogue.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { newId } from '../src/core/ids.ts';
 import { createSearchIndexes } from '../src/core/search-index.ts';
-import { SEARCHABLE } from '../src/core/search-tables.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { activityRecord } from '../src/modules/activity-log/activity-records.ts';
 import { contactRecord } from '../src/modules/crm/crm-records.ts';
 import { DATABASE_URL, newPlace, type Place } from './analytics-service.ts';
 import {
@@ -79,7 +79,7 @@ async function rebuildSearchIndexes(place: Place) {
   const database = openDatabase(maintenanceConfig(place));
   await createSearchIndexes(database.db, {
     contacts: contactRecord.searchColumns,
-    activities: SEARCHABLE.activities,
+    activities: activityRecord.searchColumns,
   });
   await database.close();
 }

@@ -5,7 +5,6 @@
 // a table's columns, or adding a table, needs a new migration calling createSearchIndexes
 // (src/core/search-index.ts), which rebuilds that table's index from its rows.
 export const SEARCHABLE = {
-  activities: ['summary', 'body'],
   support_queues: ['key', 'name', 'description'],
   support_tickets: ['subject', 'description'],
   cms_sites: ['name', 'domain', 'description'],

@@ -1,18 +1,6 @@
-export interface ActivitiesTable {
-  workspace_id: string;
-  id: string;
-  type: 'note' | 'call' | 'email' | 'meeting' | 'agent_action';
-  summary: string;
-  body: string | null;
-  related_resource_type: string | null;
-  related_resource_id: string | null;
-  occurred_at: string;
-  actor_type: string;
-  actor_credential_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { RowOf } from '../../core/define-record.ts';
+import type { activityRecord } from './activity-records.ts';
 
 export interface ActivityTables {
-  activities: ActivitiesTable;
+  activities: RowOf<typeof activityRecord>;
 }

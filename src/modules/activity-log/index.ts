@@ -1,5 +1,6 @@
 import type { ModuleDefinition } from '../../core/module.ts';
-import { activityRecord, logActivity, searchActivityOperation } from './activities.ts';
+import { logActivity, searchActivityOperation } from './activities.ts';
+import { activityRecord } from './activity-records.ts';
 import { activityCounts } from './activity-summary-store.ts';
 import type { ActivityTables } from './activity-tables.ts';
 import { getRecordHistory } from './history.ts';

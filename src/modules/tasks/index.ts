@@ -1,7 +1,8 @@
 import type { ModuleDefinition } from '../../core/module.ts';
+import { taskRecord } from './task-records.ts';
 import { taskCounts } from './task-summary-store.ts';
 import type { TaskTables } from './task-tables.ts';
-import { completeTask, createTask, listTasksOperation, taskRecord, updateTask } from './tasks.ts';
+import { completeTask, createTask, listTasksOperation, updateTask } from './tasks.ts';
 
 const identity = { name: 'tasks', scopes: ['tasks:read', 'tasks:write'] } as const;
 
