@@ -36,3 +36,39 @@ export async function toolListBench(svc: string, token: string): Promise<void> {
     out(`| ?profile=${profile} | ${tools} | ${bytes} | ${verdict} |`);
   }
 }
+
+/** `npm run bench:tools`: the same table from a service in this process, on a temporary SQLite database. */
+async function standalone(): Promise<void> {
+  const [{ default: fs }, { default: os }, { default: path }] = await Promise.all([
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  const { buildApp } = await import('../src/app.ts');
+  const { loadConfig } = await import('../src/config.ts');
+  const { createCredential, createWorkspace } = await import('../src/admin/workspace-admin.ts');
+  const { SCOPES } = await import('../src/core/catalogue.ts');
+  const { newId } = await import('../src/core/ids.ts');
+  const { systemClock } = await import('../src/core/clock.ts');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wos-tools-'));
+  const config = loadConfig({ WOS_DATA_DIR: dir, WOS_LOG_LEVEL: 'warn', WOS_WORKER: 'off' });
+  const service = await buildApp({ config, clock: systemClock });
+  try {
+    const db = service.deps.database.db;
+    const call = { db, clock: systemClock, requestId: newId('req'), surface: 'cli' as const };
+    const workspace = await createWorkspace(call, { name: 'Tools' });
+    const { token } = await createCredential(call, workspace.id, {
+      kind: 'mcp_token',
+      name: 'bench',
+      scopes: [...SCOPES],
+    });
+    const svc = await service.app.listen({ port: 0, host: '127.0.0.1' });
+    await toolListBench(svc, token);
+  } finally {
+    await service.app.close();
+    await service.deps.database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await standalone();

@@ -3,6 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCOVERY_TOOLS, PROFILE_NAMES, profileHolds } from '../src/core/tool-profiles.ts';
 import { buildRegistry } from '../src/registry.ts';
@@ -35,7 +36,19 @@ async function connect(token: string, query: string) {
     }
     return response;
   };
-  const client = new Client({ name: 'wos-profiles-test', version: '1.0.0' });
+  // The SDK's own validator, compiling each outputSchema when its tool is first called rather than when it
+  // is listed: a listing of 233 tools would otherwise compile 233 schemas the test never uses.
+  const sdk = new AjvJsonSchemaValidator();
+  const jsonSchemaValidator = {
+    getValidator<T>(schema: Parameters<typeof sdk.getValidator>[0]) {
+      let validate: ReturnType<typeof sdk.getValidator<T>> | undefined;
+      return (input: unknown) => {
+        validate ??= sdk.getValidator<T>(schema);
+        return validate(input);
+      };
+    },
+  };
+  const client = new Client({ name: 'wos-profiles-test', version: '1.0.0' }, { jsonSchemaValidator });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp${query}`), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
