@@ -1,7 +1,7 @@
 // Bytes of tools/list for an all-scopes credential, whole and per profile, by part and by tool:
 // `npx tsx scripts/tool-list-size.ts [profile]`. npm run bench prints the same totals measured over HTTP
 // (JSON-RPC framing included).
-import { PROFILE_NAMES } from '../src/core/tool-profiles.ts';
+import { isProfileName, PROFILE_NAMES } from '../src/core/tool-profiles.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { type McpTool, toMcpTool } from '../src/surfaces/mcp/mcp-tools.ts';
 import { selectedTools } from '../src/surfaces/mcp/tool-selection.ts';
@@ -13,8 +13,9 @@ const all = registry.operations
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 function listing(profile?: string): McpTool[] {
+  if (profile !== undefined && !isProfileName(profile)) throw new Error(`${profile} is not a profile`);
   const names = profile
-    ? selectedTools(registry, { profiles: [profile as never], modules: [], tools: [] })
+    ? selectedTools(registry, { profiles: [profile], modules: [], tools: [] })
     : undefined;
   return all.filter((tool) => !names || names.has(tool.name));
 }
