@@ -6,6 +6,7 @@ import { recordLookupOperation } from './core/record-lookup.ts';
 import type { RecordType } from './core/record-types.ts';
 import { responseSchema } from './core/response-schema.ts';
 import { searchableTables } from './core/search-tables.ts';
+import { discoveryOperations } from './core/tool-discovery.ts';
 import { moduleList } from './modules/module-list.ts';
 import { workspaceModule } from './modules/workspace/index.ts';
 
@@ -73,6 +74,7 @@ export function buildRegistry(modules: readonly ModuleDefinition[] = moduleList)
     ...[...recordTypes.values()].map((t) => recordLookupOperation(t, itemParam(t, declared))),
     ...(recordTypes.size ? [getRecordOperation([...recordTypes.values()])] : []),
   ];
+  operations.push(...discoveryOperations(() => operations));
 
   const byName = new Map<string, OperationDefinition>();
   for (const op of operations) {

@@ -3,9 +3,9 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { systemClock } from './core/clock.ts';
 import { sweepExpiredKeys } from './core/idempotency.ts';
-import { buildConsole } from './surfaces/console/console-build.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { buildConsole } from './surfaces/console/console-build.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;

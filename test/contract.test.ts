@@ -5,12 +5,19 @@ import { defineOperation } from '../src/core/define-operation.ts';
 import { idempotencyScope } from '../src/core/idempotency.ts';
 import { successStatus } from '../src/core/response-schema.ts';
 import { compileResponseSchema } from '../src/core/schema.ts';
+import {
+  DISCOVERY_TOOLS,
+  PROFILE_NAMES,
+  TOOL_PROFILES,
+  type ToolProfile,
+} from '../src/core/tool-profiles.ts';
 import { buildRegistry } from '../src/registry.ts';
-import { expandPointers } from '../src/surfaces/mcp/tool-listing.ts';
-import { toolInputSchema } from '../src/surfaces/mcp/tool-schemas.ts';
+import { removes, repeatsHarmlessly } from '../src/surfaces/mcp/mcp-tools.ts';
+import { withoutAnnotations } from '../src/surfaces/mcp/tool-schemas.ts';
 import { exampleOf } from '../src/surfaces/openapi/examples.ts';
 import { CreateInputs, createdId } from './helpers/create-inputs.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+import { openObjects, unportable, untypedFields } from './helpers/tool-schema-checks.ts';
 
 const registry = buildRegistry();
 
@@ -23,25 +30,10 @@ const MACHINE_INPUTS = {
   create_notification_subscription: { endpoint: 'http://127.0.0.1/push' },
 };
 
-/** Every object schema, at any depth, must reject unknown properties (false or a typed schema, never open). */
-function openObjects(schema: any, path = '$'): string[] {
-  if (!schema || typeof schema !== 'object') return [];
-  const found: string[] = [];
-  if (schema.type === 'object') {
-    const ap = schema.additionalProperties;
-    if (ap === undefined || ap === true) found.push(path);
-  }
-  for (const [key, value] of Object.entries(schema)) {
-    if (value && typeof value === 'object') found.push(...openObjects(value, `${path}.${key}`));
-  }
-  return found;
-}
-
 describe('operation registry', () => {
   let h: Harness;
   let ws: TestWorkspace;
   let tools: any[];
-  let byName: Map<string, any>;
   let openapi: any;
 
   beforeAll(async () => {
@@ -60,10 +52,39 @@ describe('operation registry', () => {
       tools.push(...listed.body.result.tools);
       cursor = listed.body.result.nextCursor;
     } while (cursor);
-    byName = new Map(tools.map((tool) => [tool.name, tool]));
     openapi = (await h.request('GET', '/openapi.json')).body;
   });
   afterAll(() => h.close());
+
+  /**
+   * A tool's schemas and hints: the input exactly the operation's strict schema, every object closed (maps
+   * typed), portable (no type lists, $ref or bare booleans); the output the declared body with every field
+   * typed; the hints its kind and declaration imply.
+   */
+  function expectToolSchemas(tool: any, op: (typeof registry.operations)[number], response: any) {
+    expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(op.input)));
+    expect(openObjects(tool.inputSchema)).toEqual([]);
+    expect(unportable(tool.inputSchema)).toEqual([]);
+    expect(tool.outputSchema).toEqual({
+      type: 'object',
+      anyOf: [withoutAnnotations(JSON.parse(JSON.stringify(response))), { required: ['error'] }],
+    });
+    expect(unportable(tool.outputSchema)).toEqual([]);
+    expect(untypedFields(tool.outputSchema.anyOf[0])).toEqual([]);
+    // Hints: omitted ones take the MCP defaults (readOnly false, destructive true, idempotent false).
+    const hints = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...tool.annotations };
+    expect(hints.readOnlyHint).toBe(op.kind === 'read');
+    expect(hints.openWorldHint).toBe(false);
+    if (op.kind !== 'read') {
+      if (op.kind === 'archive' || op.rest?.method === 'DELETE' || op.name.startsWith('delete_'))
+        expect(hints.destructiveHint, `${op.name} destructive`).toBe(true);
+      if (op.kind === 'update' || op.upsert) expect(hints.idempotentHint, `${op.name} idempotent`).toBe(true);
+      expect(hints.idempotentHint).toBe(repeatsHarmlessly(op));
+      expect(hints.destructiveHint).toBe(removes(op) || op.kind === 'update');
+    }
+    // A create that redefines by a natural key says so (200 when it changed the record): it is an upsert.
+    if (/200 when (changed|updated)/.test(op.description)) expect(op.upsert).toBe(true);
+  }
 
   it.each(registry.operations.map((op) => [op.name, op] as const))(
     '%s is complete and strict',
@@ -93,7 +114,7 @@ describe('operation registry', () => {
             expect(documented.operationId).not.toBe(op.name);
         expect(tool).toBeDefined();
         expect(tool._meta.rest).toBeNull();
-        expect(expandPointers(tool.inputSchema, byName)).toEqual(toolInputSchema(op.input));
+        expectToolSchemas(tool, op, response);
         const conforms = compileResponseSchema(tool.outputSchema);
         const check = compileResponseSchema(response);
         const example = exampleOf(response, { ids: () => undefined });
@@ -138,10 +159,7 @@ describe('operation registry', () => {
         return;
       }
       expect(tool).toBeDefined();
-      // The operation's own schema, nullable fields written as type lists and closed objects unmarked
-      // (tool-schemas.test.ts), with fields an earlier tool lists whole pointing there (tool-listing.ts).
-      expect(expandPointers(tool.inputSchema, byName)).toEqual(toolInputSchema(op.input));
-      expect(Object.keys(tool.inputSchema.properties)).toEqual(Object.keys(op.input.properties));
+      expectToolSchemas(tool, op, response);
       expect(tool._meta).toEqual({
         module: op.module,
         scopes: op.scopes,
@@ -156,15 +174,7 @@ describe('operation registry', () => {
         ...(op.dryRun ? { dry_run: true } : {}),
         ...(op.extension ? { extension: true } : {}),
       });
-      expect(tool.annotations.readOnlyHint === true).toBe(op.kind === 'read');
-      expect(tool.annotations.openWorldHint).toBe(false);
-      // outputSchema: the outline of the declared body (its keys, their types, which are required) or an
-      // error result; the documented response example conforms to it.
-      const [outline, errorBranch] = tool.outputSchema.anyOf;
-      expect(Object.keys(outline.properties)).toEqual(Object.keys(response.properties));
-      expect(outline.required).toEqual(response.required);
-      expect(errorBranch).toEqual({ required: ['error'] });
-      expect(tool.outputSchema.type).toBe('object');
+      // The documented response example conforms to the outputSchema too.
       if (!op.responseMediaType && !op.deprecated) {
         const conforms = compileResponseSchema(tool.outputSchema);
         expect(
@@ -200,6 +210,22 @@ describe('operation registry', () => {
     },
     30_000,
   );
+  it('puts every tool in a profile, and names in profiles only modules and MCP tools that exist', () => {
+    const held = new Set<string>(DISCOVERY_TOOLS);
+    for (const name of PROFILE_NAMES) {
+      const profile: ToolProfile = TOOL_PROFILES[name];
+      expect(name).toMatch(/^[a-z][a-z_]*$/);
+      for (const module of profile.modules ?? []) expect(MODULES).toContain(module);
+      for (const tool of profile.tools ?? []) {
+        expect(registry.byName.get(tool)?.mcp, `${name}: ${tool}`).toBe(true);
+        held.add(tool);
+      }
+      for (const op of registry.operations)
+        if (profile.modules?.includes(op.module as never)) held.add(op.name);
+    }
+    const outside = registry.operations.filter((op) => op.mcp && !held.has(op.name)).map((op) => op.name);
+    expect(outside).toEqual([]);
+  });
 
   it("has a lookup route for every record type, named like the resource's other routes", () => {
     for (const recordType of registry.recordTypes.values()) {

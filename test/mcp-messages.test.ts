@@ -1,6 +1,9 @@
 // JSON-RPC message rules of /mcp: request IDs and the ?modules= filter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERY_TOOLS } from '../src/core/tool-profiles.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
+
+const DISCOVERY: readonly string[] = DISCOVERY_TOOLS;
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -14,7 +17,9 @@ afterAll(() => h.close());
 const toolModules = async (query: string) => {
   const res = await h.mcp(ws.mcpToken, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { query });
   expect(res.status, res.text).toBe(200);
-  return new Set(res.body.result.tools.map((tool: { _meta: { module: string } }) => tool._meta.module));
+  // Every narrowed listing also holds the discovery tools (find_tools, enable_toolset).
+  const tools = res.body.result.tools as { name: string; _meta: { module: string } }[];
+  return new Set(tools.filter((tool) => !DISCOVERY.includes(tool.name)).map((tool) => tool._meta.module));
 };
 
 describe('JSON-RPC ids', () => {

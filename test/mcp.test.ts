@@ -1,5 +1,6 @@
 // The MCP surface (/mcp): JSON-RPC handling, tool listing and calls through the shared pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERY_TOOLS } from '../src/core/tool-profiles.ts';
 import { buildRegistry } from '../src/registry.ts';
 import { Harness, type TestWorkspace } from './helpers/harness.ts';
 
@@ -116,6 +117,8 @@ describe('tools', () => {
       'complete_task',
       'create_task',
       'get_current_credential',
+      'enable_toolset',
+      'find_tools',
       'get_record',
       'get_workspace_summary',
       'list_tasks',
@@ -145,7 +148,11 @@ describe('tools', () => {
 
   it('narrows tools with ?modules= and drops disabled modules', async () => {
     const list = await h.mcp(ws.mcpToken, rpc('tools/list'), { query: '?modules=crm' });
-    const modules = new Set(list.body.result.tools.map((t: any) => t._meta.module));
+    // A narrowed listing keeps the discovery tools (module workspace): find_tools, enable_toolset.
+    const discovery: readonly string[] = DISCOVERY_TOOLS;
+    const modules = new Set(
+      list.body.result.tools.filter((t: any) => !discovery.includes(t.name)).map((t: any) => t._meta.module),
+    );
     expect([...modules]).toEqual(['crm']);
     const outside = await h.callTool(ws.mcpToken, 'list_tasks', {}, '?modules=crm');
     expect(outside.result.isError).toBe(true);

@@ -55,6 +55,18 @@ describe('wos serve', () => {
     });
     const body = await tool.json();
     expect(body.result.structuredContent.contacts[0].name).toBe('Served');
+    // The printed MCP configuration connects with a profile: its listing holds that profile's tools.
+    const configured = /"url": "([^"]+)"/.exec(out)?.[1];
+    expect(configured).toBe(`http://127.0.0.1:${port}/mcp?profile=core,crm`);
+    const listed = await fetch(configured!, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    const names = (await listed.json()).result.tools.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['get_workspace_summary', 'create_contact', 'find_tools']));
+    expect(names).not.toContain('create_invoice');
+    expect(out).toContain('Profiles: core, crm, finance');
     const workspaces = await fetch(`${base}/admin/v1/workspaces`, {
       headers: { authorization: `Bearer ${operatorToken}` },
     });

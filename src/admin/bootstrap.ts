@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.ts';
 import { fail } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { bearerToken, generateToken, hashesEqual, hashToken } from '../core/tokens.ts';
+import { PROFILE_NAMES } from '../core/tool-profiles.ts';
 import { withInstallationLock } from '../db/dialect.ts';
 import type { DB } from '../db/tables.ts';
 import { createCredential, createWorkspace } from './workspace-admin.ts';
@@ -147,13 +148,13 @@ export function firstStartMessage(first: FirstStart, config: Config): string | u
       `  curl -s ${config.publicUrl}/v1/contacts -H "Authorization: Bearer ${apiKey}" \\`,
       `    -H "Content-Type: application/json" -d '{"name":"Ada Lovelace","email":"ada@example.com"}'`,
       '',
-      'MCP client configuration:',
+      'MCP client configuration (a profile lists the tools of one kind of work; without ?profile= every tool):',
       JSON.stringify(
         {
           mcpServers: {
             wos: {
               type: 'http',
-              url: `${config.publicUrl}/mcp`,
+              url: `${config.publicUrl}/mcp?profile=core,crm`,
               headers: { Authorization: `Bearer ${mcpToken}` },
             },
           },
@@ -164,6 +165,7 @@ export function firstStartMessage(first: FirstStart, config: Config): string | u
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n'),
+      `Profiles: ${PROFILE_NAMES.join(', ')}. find_tools names the profile of any tool.`,
     );
   }
   lines.push('==================================================', '');

@@ -55,8 +55,10 @@ export interface Call {
   userAgent?: string;
   /** MCP authenticates the connection before dispatching, and passes the principal on. */
   principal?: Principal;
-  /** /mcp?modules=... narrows the callable tools. */
-  moduleFilter?: ReadonlySet<string>;
+  /** /mcp?profile=, ?modules=, ?tools= (and a session's enabled profiles) narrow the callable tools. */
+  toolFilter?: ReadonlySet<string>;
+  /** The MCP session the call was sent in (Mcp-Session-Id), for tools that change it (enable_toolset). */
+  mcpSession?: { id: string; profiles: readonly string[] };
   /** A worker call (run-on-behalf.ts): the credential it acts for, loaded and checked when the call runs. */
   onBehalfOf?: { workspaceId: string; credentialId: string; actorName: string; causedBy?: string };
 }

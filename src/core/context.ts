@@ -56,6 +56,8 @@ export interface OperationContext {
   /** One timestamp for the whole call, so created_at equals updated_at on a new record. */
   now: string;
   dryRun: boolean;
+  /** The MCP session of the call (Mcp-Session-Id), null without one: enable_toolset changes it. */
+  mcpSession: { id: string; profiles: readonly string[] } | null;
   /** The caller's User-Agent header (REST), for records that keep it (application events). */
   userAgent: string | null;
   /** The service configuration (public URL, data directory, upload limit). */

@@ -136,6 +136,12 @@ export interface OperationSpec<P extends TProperties, H = undefined> {
   accepted?: boolean;
   /** Creates or updates by a natural key: 201 when it created the record, 200 when it changed one. */
   upsert?: boolean;
+  /**
+   * Creates and actions whose repeat with the same input changes nothing more (a replace by your own IDs,
+   * a cancel, an action that answers its stored outcome again): MCP's idempotentHint. Updates, archives,
+   * deletes and upserts are idempotent by what they are.
+   */
+  idempotent?: true;
   /** Not in the specification's tool reference: an extension of this service. */
   extension?: boolean;
   /** Key of the main resource in the response body ({contact}, {contacts}). */
@@ -202,6 +208,8 @@ export function defineOperation<P extends TProperties, H = undefined>(
   if (spec.kind === 'create' && !spec.creates && !spec.starts)
     throw new Error(`${spec.name}: a create declares the record type it creates or the run it starts`);
   if (spec.rest === null && spec.mcp === false) throw new Error(`${spec.name}: on neither surface`);
+  if (spec.idempotent && spec.kind !== 'create' && spec.kind !== 'action')
+    throw new Error(`${spec.name}: only creates and actions declare idempotent`);
   const units = spec.units ?? 1;
   if (!Number.isSafeInteger(units) || units < 0)
     throw new Error(`${spec.name}: units must be a whole number ≥ 0`);

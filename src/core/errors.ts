@@ -113,6 +113,22 @@ export const errorCatalogue = {
     retryable: false,
     description: 'The MCP tool name is unknown, or outside the modules this connection selected.',
   },
+  mcp_session_not_found: {
+    status: 404,
+    message: 'No MCP session of this credential has that Mcp-Session-Id; initialize a new session.',
+    retryable: false,
+    description:
+      'The session ended (DELETE /mcp), expired after 24 hours without a request, or belongs to another ' +
+      'credential. Send initialize without the header to start a new one.',
+  },
+  mcp_session_required: {
+    status: 400,
+    message: 'This tool changes an MCP session: initialize one and send its Mcp-Session-Id header.',
+    retryable: false,
+    description:
+      'enable_toolset adds tools to the listing of an MCP session. A client without a session connects ' +
+      'with /mcp?profile=<name> instead.',
+  },
   route_not_found: {
     status: 404,
     message: 'No route matches this path.',

@@ -47,6 +47,7 @@ export function operationContext(scope: CallScope, trx: Kysely<DB>, executor: Ky
     clock: deps.clock,
     now,
     dryRun: scope.dryRun,
+    mcpSession: call.mcpSession ?? null,
     userAgent: call.userAgent ?? null,
     config: deps.config,
     scopes: credential.scopes,

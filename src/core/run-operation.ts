@@ -79,9 +79,9 @@ export async function runOperation(deps: PipelineDeps, call: Call): Promise<Call
       throw fail('workspace_not_found');
     }
 
-    // 3. tool: the name must be registered (and inside /mcp?modules=)
+    // 3. tool: the name must be registered (and inside the connection's selection: ?profile=, ?modules=, ...)
     const op = call.operation;
-    if (!op || (call.moduleFilter && !call.moduleFilter.has(op.module))) {
+    if (!op || (call.toolFilter && !call.toolFilter.has(op.name))) {
       throw fail('tool_not_found', {
         message: `No tool named "${call.toolName}" is registered; call tools/list.`,
       });

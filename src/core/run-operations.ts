@@ -92,6 +92,8 @@ export function runOperations(spec: RunOperationsSpec): {
     name: spec.tools?.cancel ?? `cancel_${spec.runType}_run`,
     scopes: [spec.writeScope],
     kind: 'action',
+    // A second cancel changes nothing (409 once the run is canceled).
+    idempotent: true,
     summary: `Cancel a ${noun}`,
     description:
       `Cancels a queued or running ${noun}: it is canceled at once and its work stops within seconds (writes ` +

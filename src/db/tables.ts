@@ -176,6 +176,17 @@ export interface BillingUsageTable {
   billed_units: number;
 }
 
+/** An MCP session (src/surfaces/mcp/mcp-sessions.ts): the profiles enable_toolset added to its listing. */
+export interface McpSessionsTable {
+  id: string;
+  workspace_id: string;
+  credential_id: string;
+  /** JSON array of profile names, in the order they were enabled. */
+  profiles: string;
+  created_at: string;
+  last_used_at: string;
+}
+
 export interface PlatformTables {
   installation: InstallationTable;
   workspaces: WorkspacesTable;
@@ -189,6 +200,7 @@ export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
   runs: RunsTable;
   billing_usage: BillingUsageTable;
+  mcp_sessions: McpSessionsTable;
 }
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void

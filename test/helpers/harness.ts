@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { SCOPES } from '../../src/core/catalogue.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import type { DB } from '../../src/db/tables.ts';
 import type { Registry } from '../../src/registry.ts';
+import { toMcpTool } from '../../src/surfaces/mcp/mcp-tools.ts';
 
 export const OPERATOR_TOKEN = 'wos_op_test-operator-token-0123456789abcdefghijklmnopq';
 export const ALL_SCOPES = [...SCOPES];
@@ -42,6 +44,29 @@ export class MutableClock implements Clock {
 }
 
 export const usingPostgres = Boolean(process.env.WOS_DATABASE_URL);
+
+// The official MCP SDK's validator, as its client checks a tool result against the listed outputSchema.
+const sdkValidator = new AjvJsonSchemaValidator();
+const outputValidators = new Map<string, (value: unknown) => { valid: boolean; errorMessage?: string }>();
+
+/**
+ * Every successful tools/call of every test is checked against the outputSchema tools/list gives its tool,
+ * with the validator the official SDK client uses (mcp-sdk.test.ts shows that client rejecting a mismatch).
+ */
+function checkStructuredContent(registry: Registry, message: any, response: HttpResult): void {
+  const result = response.body?.result;
+  if (message?.method !== 'tools/call' || !result?.structuredContent || result.isError) return;
+  const op = registry.byName.get(String(message.params?.name));
+  if (!op) return;
+  let validate = outputValidators.get(op.name);
+  if (!validate) {
+    validate = sdkValidator.getValidator(toMcpTool(op, registry.responses.get(op.name)!).outputSchema);
+    outputValidators.set(op.name, validate);
+  }
+  const verdict = validate(result.structuredContent);
+  if (!verdict.valid)
+    throw new Error(`${op.name}: structuredContent fails its outputSchema: ${verdict.errorMessage}`);
+}
 
 /** A database location of its own: a temp directory for SQLite, a fresh schema for PostgreSQL. */
 export async function isolatedDatabase(): Promise<{
@@ -198,11 +223,13 @@ export class Harness {
     message: unknown,
     options: { query?: string; headers?: Record<string, string> } = {},
   ) {
-    return this.request('POST', `/mcp${options.query ?? ''}`, {
+    const response = await this.request('POST', `/mcp${options.query ?? ''}`, {
       token,
       body: message,
       headers: options.headers,
     });
+    checkStructuredContent(this.service.deps.registry, message, response);
+    return response;
   }
 
   /** tools/call through /mcp; returns the tool result (structuredContent and isError) and the HTTP result. */

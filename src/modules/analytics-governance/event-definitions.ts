@@ -40,6 +40,7 @@ export const defineEvent = defineOperation({
   module: 'analytics_governance',
   scopes: ['analytics:write'],
   kind: 'create',
+  upsert: true,
   creates: 'analytics_event',
   summary: 'Define an application event',
   description:

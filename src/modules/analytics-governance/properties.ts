@@ -47,6 +47,7 @@ export const defineProperty = defineOperation({
   module: 'analytics_governance',
   scopes: ['analytics:write'],
   kind: 'create',
+  upsert: true,
   creates: 'analytics_property',
   summary: 'Define an analytics property',
   description:

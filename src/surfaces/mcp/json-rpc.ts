@@ -1,5 +1,5 @@
-// JSON-RPC 2.0 error objects of the MCP endpoint; shared with the HTTP error mapper, which answers every
-// error on /mcp in this shape.
+// JSON-RPC 2.0 error objects of the MCP endpoint (shared with the HTTP error mapper, which answers every
+// error on /mcp in this shape), and the event-stream form of an answer.
 import type { ErrorEnvelope } from '../../core/errors.ts';
 
 export type JsonRpcId = string | number | null;
@@ -16,4 +16,9 @@ export const JSONRPC = {
 
 export function rpcError(id: JsonRpcId, code: number, message: string, envelope?: ErrorEnvelope) {
   return { jsonrpc: '2.0', id, error: { code, message, ...(envelope ? { data: envelope } : {}) } };
+}
+
+/** Messages as a text/event-stream body: the answer and the notifications sent before it. */
+export function eventStream(messages: unknown[]): string {
+  return messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
 }

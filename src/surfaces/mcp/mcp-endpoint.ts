@@ -1,19 +1,26 @@
-// MCP over Streamable HTTP, stateless, JSON responses: POST /mcp takes one JSON-RPC 2.0 message.
+// MCP over Streamable HTTP, JSON responses: POST /mcp takes one JSON-RPC 2.0 message. Sessions are optional
+// (initialize issues an Mcp-Session-Id; a client sending it back keeps the profiles enable_toolset added).
 // Authentication happens before any method; tools/call goes through the same pipeline as REST.
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type Principal } from '../../core/auth.ts';
 import type { PipelineDeps } from '../../core/call.ts';
-import { isModuleName, MODULES } from '../../core/catalogue.ts';
-import { fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
+import { asServiceError, fail, type ServiceError, toEnvelope, validationFailed } from '../../core/errors.ts';
 import { MALFORMED_JSON, MCP_ENVELOPE_LEVELS, RefusedBody } from '../../core/json-body.ts';
 import { parseOrigin } from '../../core/origins.ts';
 import { runOperation } from '../../core/run-operation.ts';
 import { MAX_NESTING, nulFieldErrors } from '../../core/schema.ts';
 import { sendError } from '../http-errors.ts';
-import { JSONRPC, type JsonRpcId, rpcError } from './json-rpc.ts';
+import { eventStream, JSONRPC, type JsonRpcId, rpcError } from './json-rpc.ts';
+import {
+  createSession,
+  endSession,
+  type McpSession,
+  requireSession,
+  SESSION_HEADER,
+} from './mcp-sessions.ts';
 import { visibleTools } from './mcp-tools.ts';
-import { listedTools } from './tool-listing.ts';
+import { type Selection, selectedTools, selectionOf } from './tool-selection.ts';
 
 const TOOLS_PAGE_SIZE = 100;
 const SERVER_INFO = { name: 'wos', title: 'Workspace Operations Service', version: '0.1.0' };
@@ -25,36 +32,9 @@ const INSTRUCTIONS =
   'send, so repeating one is safe; lists take limit (1 to 100, default 25) and, when more results exist, ' +
   'return next_cursor: pass it back as cursor with the same filters. ' +
   'Errors come back as isError results whose structuredContent.error has code, message and request_id. ' +
-  'Each tool outputSchema outlines its result; /openapi.json has the full record schemas. ' +
-  'In inputSchema, objects take only the properties they list unless additionalProperties says ' +
-  'otherwise; a field whose description ends "Same schema as T\'s F." takes the schema of field F of ' +
-  'tool T, listed earlier in tools/list.';
-
-/**
- * The modules of ?modules=: repeated parameters and comma-separated lists alike (crm&modules=tasks is
- * crm,tasks). Undefined when absent or empty; an unknown name is an error naming it.
- */
-function moduleFilterOf(param: unknown): Set<string> | undefined {
-  const names = [param]
-    .flat()
-    .filter((value): value is string => typeof value === 'string')
-    .flatMap((value) => value.split(','))
-    .map((name) => name.trim())
-    .filter(Boolean);
-  if (names.length === 0) return undefined;
-  const unknown = [...new Set(names.filter((name) => !isModuleName(name)))];
-  if (unknown.length) {
-    const list = unknown.map((name) => JSON.stringify(name)).join(', ');
-    throw validationFailed(
-      unknown.map((name) => ({
-        field: 'modules',
-        message: `${JSON.stringify(name)} is not a module; modules: ${MODULES.join(', ')}`,
-      })),
-      `?modules= names unknown modules: ${list}.`,
-    );
-  }
-  return new Set(names);
-}
+  'Each tool outputSchema types its result. This connection may list only some tools (/mcp?profile=, ' +
+  '?modules=, ?tools=): find_tools finds any tool by task and names the profile listing it; in an MCP ' +
+  'session, enable_toolset adds a profile to the listing.';
 
 /** A loopback origin exactly as browsers send it (a path, user info or padded port is not one). */
 function isLoopbackOrigin(header: string): boolean {
@@ -75,9 +55,24 @@ function toolResult(body: Record<string, unknown>, isError: boolean) {
   };
 }
 
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): void {
+  const db = deps.database.db;
   const envelope = (error: ServiceError, request: FastifyRequest) =>
     toEnvelope(error, request.id, deps.config.publicUrl);
+  const ownerOf = (principal: Principal) => ({
+    workspaceId: principal.workspace.id,
+    credentialId: principal.credential.id,
+  });
+  /** The names a listing holds for these session profiles. */
+  const listedNames = (principal: Principal, selection: Selection | undefined, profiles: readonly string[]) =>
+    visibleTools(deps.registry, principal, selectedTools(deps.registry, selection, profiles))
+      .map((tool) => tool.name)
+      .join(',');
 
   const originAllowed = (origin: string | undefined) =>
     origin === undefined ||
@@ -117,9 +112,9 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       return failHttp(thrown as ServiceError);
     }
 
-    let moduleFilter: Set<string> | undefined;
+    let selection: Selection | undefined;
     try {
-      moduleFilter = moduleFilterOf((request.query as Record<string, unknown>).modules);
+      selection = selectionOf(request.query as Record<string, unknown>, deps.registry);
     } catch (thrown) {
       const error = thrown as ServiceError;
       return reply
@@ -154,7 +149,17 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     // Notifications (no id) and responses from the client need no answer.
     if (message.method === undefined || !('id' in message)) return reply.code(202).send();
 
-    return handleRequest(request, reply, message, id ?? null, principal, moduleFilter);
+    // initialize starts a session; any other request naming one must name a live one of this credential.
+    const sessionId = headerOf(request, SESSION_HEADER);
+    let session: McpSession | undefined;
+    if (sessionId !== undefined && message.method !== 'initialize') {
+      try {
+        session = await requireSession(db, ownerOf(principal), sessionId, deps.clock.now());
+      } catch (thrown) {
+        return failHttp(asServiceError(thrown));
+      }
+    }
+    return handleRequest(request, reply, message, id ?? null, principal, selection, session);
   });
 
   async function handleRequest(
@@ -163,7 +168,8 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     message: Record<string, unknown>,
     id: JsonRpcId,
     principal: Principal,
-    moduleFilter: Set<string> | undefined,
+    selection: Selection | undefined,
+    session: McpSession | undefined,
   ) {
     const params = (
       typeof message.params === 'object' && message.params !== null ? message.params : {}
@@ -173,11 +179,14 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
     switch (message.method) {
       case 'initialize': {
         const requested = String(params.protocolVersion ?? '');
+        const started = await createSession(db, ownerOf(principal), deps.clock.now());
+        reply.header(SESSION_HEADER, started.id);
         return result({
           protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
             ? requested
             : LATEST_PROTOCOL_VERSION,
-          capabilities: { tools: { listChanged: false } },
+          // enable_toolset changes a session's listing and says so (notifications/tools/list_changed).
+          capabilities: { tools: { listChanged: true } },
           serverInfo: SERVER_INFO,
           instructions: INSTRUCTIONS,
         });
@@ -185,7 +194,11 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       case 'ping':
         return result({});
       case 'tools/list': {
-        const tools = listedTools(visibleTools(deps.registry, principal, moduleFilter));
+        const tools = visibleTools(
+          deps.registry,
+          principal,
+          selectedTools(deps.registry, selection, session?.profiles),
+        );
         let start = 0;
         if (params.cursor !== undefined) {
           start = Number.parseInt(Buffer.from(String(params.cursor), 'base64url').toString('utf8'), 10);
@@ -223,9 +236,25 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
           input: params.arguments ?? {},
           coerce: false,
           principal,
-          moduleFilter,
+          toolFilter: selectedTools(deps.registry, selection, session?.profiles),
+          mcpSession: session,
         });
         reply.headers(outcome.headers);
+        if (outcome.ok && name === 'enable_toolset' && session) {
+          const profiles = (outcome.body.session as { profiles: string[] }).profiles;
+          const changed =
+            listedNames(principal, selection, session.profiles) !==
+            listedNames(principal, selection, profiles);
+          const streams = String(request.headers.accept ?? '').includes('text/event-stream');
+          if (changed && streams) {
+            const answer = { jsonrpc: '2.0', id, result: toolResult(outcome.body, false) };
+            const notice = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+            return reply
+              .header('content-type', 'text/event-stream')
+              .header('cache-control', 'no-cache')
+              .send(eventStream([notice, answer]));
+          }
+        }
         if (outcome.ok) return result(toolResult(outcome.body, false));
         return result(
           toolResult(envelope(outcome.error, request) as unknown as Record<string, unknown>, true),
@@ -245,10 +274,29 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: PipelineDeps): v
       reply,
       fail('method_not_allowed', {
         allow: ['POST'],
-        message: 'This MCP endpoint is stateless: POST one JSON-RPC message.',
+        message: 'POST one JSON-RPC message; DELETE with an Mcp-Session-Id header ends that session.',
       }),
       deps.config.publicUrl,
     );
   app.get('/mcp', methodNotAllowed);
-  app.delete('/mcp', methodNotAllowed);
+  // DELETE ends the session its Mcp-Session-Id names (204); without the header there is nothing to end.
+  app.delete('/mcp', async (request, reply) => {
+    const sessionId = headerOf(request, SESSION_HEADER);
+    if (sessionId === undefined) return methodNotAllowed(request, reply);
+    try {
+      if (!originAllowed(request.headers.origin)) throw fail('origin_not_allowed');
+      const { authorization } = request.headers;
+      const principal = await deps.authThrottle.guard(request.ip, authorization, () =>
+        authenticate(db, authorization, 'mcp', deps.principals),
+      );
+      if (!(await endSession(db, ownerOf(principal), sessionId))) throw fail('mcp_session_not_found');
+      return reply.code(204).send();
+    } catch (thrown) {
+      const error = asServiceError(thrown);
+      if (error.status === 401) reply.header('www-authenticate', 'Bearer');
+      return reply
+        .code(error.status)
+        .send(rpcError(null, JSONRPC.serverError, error.message, envelope(error, request)));
+    }
+  });
 }

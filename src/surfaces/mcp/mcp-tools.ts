@@ -22,21 +22,35 @@ export interface McpTool {
 
 const toolCache = new WeakMap<OperationDefinition, McpTool>();
 
-/**
- * The tool's hints, only where they differ from the MCP defaults (readOnly false, destructive true,
- * idempotent false, openWorld true): every tool acts on this workspace alone (openWorld false); a read is
- * read-only (the other two hints then mean nothing); a create or action adds without destroying; updates
- * and archives set an end state, so repeating one is harmless.
- */
-function hints(op: OperationDefinition): McpTool['annotations'] {
-  if (op.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
-  if (op.kind === 'update' || op.kind === 'archive') return { idempotentHint: true, openWorldHint: false };
-  return { destructiveHint: false, openWorldHint: false };
+/** An archive, or a delete (a DELETE route, a delete_ tool): it takes something away. */
+export function removes(op: OperationDefinition): boolean {
+  return op.kind === 'archive' || op.rest?.method === 'DELETE' || op.name.startsWith('delete_');
+}
+
+/** Repeating the call with the same input changes nothing more (update semantics, upserts, declared). */
+export function repeatsHarmlessly(op: OperationDefinition): boolean {
+  return op.kind === 'update' || removes(op) || op.upsert === true || op.idempotent === true;
 }
 
 /**
- * The MCP tool of an operation: its strict JSON Schema as inputSchema, its declared response as
- * outputSchema, hints from its kind.
+ * The tool's hints, only where they differ from the MCP defaults (readOnly false, destructive true,
+ * idempotent false, openWorld true): every tool acts on this workspace alone (openWorld false); a read is
+ * read-only (the other two hints then mean nothing); a create or action adds without destroying, unless it
+ * removes something; a call whose repeat changes nothing more is idempotent.
+ */
+function hints(op: OperationDefinition): McpTool['annotations'] {
+  if (op.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
+  const additive = (op.kind === 'create' || op.kind === 'action') && !removes(op);
+  return {
+    ...(additive ? { destructiveHint: false } : {}),
+    ...(repeatsHarmlessly(op) ? { idempotentHint: true } : {}),
+    openWorldHint: false,
+  };
+}
+
+/**
+ * The MCP tool of an operation: its strict JSON Schema as inputSchema, its declared response typed field by
+ * field as outputSchema, hints from its kind.
  */
 export function toMcpTool(op: OperationDefinition, response: TObject): McpTool {
   let tool = toolCache.get(op);
@@ -77,18 +91,18 @@ export function canCall(op: OperationDefinition, principal: Principal): boolean 
   return op.scopeMode === 'all' ? held === op.scopes.length : held > 0;
 }
 
-/** Tools this credential can call now: MCP-exposed, module enabled and selected, scopes held. */
+/** Tools this credential can call now: MCP-exposed, module enabled, scopes held, inside the selection. */
 export function visibleTools(
   registry: Registry,
   principal: Principal,
-  moduleFilter?: ReadonlySet<string>,
+  toolFilter?: ReadonlySet<string>,
 ): McpTool[] {
   return registry.operations
     .filter(
       (op) =>
         op.mcp &&
+        (!toolFilter || toolFilter.has(op.name)) &&
         isModuleEnabled(principal.workspace, op.module) &&
-        (!moduleFilter || moduleFilter.has(op.module)) &&
         canCall(op, principal),
     )
     .map((op) => toMcpTool(op, registry.responses.get(op.name)!));

@@ -1,77 +1,64 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { Enum } from '../../core/resource-schema.ts';
-import { compileResponseSchema } from '../../core/schema.ts';
+import { Enum, Nullable, Resource } from '../../core/resource-schema.ts';
+import { compileResponseSchema, MapOf, Strict } from '../../core/schema.ts';
 import { toolInputSchema, toolOutputSchema } from './tool-schemas.ts';
 
-const Contact = Type.Object(
-  {
-    id: Type.String({ description: 'ID' }),
-    stage: Type.Union([Enum(['new', 'won']), Type.Null()]),
-    address: Type.Object({ city: Type.String() }),
-    tags: Type.Array(Type.String()),
-  },
-  { additionalProperties: false },
-);
+const Contact = Resource('Contact', {
+  id: Type.String({ description: 'ID', examples: ['con_1'] }),
+  title: Nullable(Type.String(), { description: 'A field named like a keyword.' }),
+  stage: Nullable(Enum(['new', 'won'])),
+  address: Type.Object({ city: Type.String() }, { additionalProperties: false }),
+  tags: Type.Array(Type.String()),
+});
 const body = Type.Object({ contact: Contact, request_id: Type.String() }, { additionalProperties: false });
 
 describe('tool schemas', () => {
-  it('writes a nullable enum as one type list whose enum admits null', () => {
-    const input = toolInputSchema(
-      Type.Object({ stage: Type.Optional(Type.Union([Enum(['a', 'b']), Type.Null()])) }),
-    );
-    expect((input.properties as Record<string, unknown>).stage).toEqual({
-      type: ['string', 'null'],
-      enum: ['a', 'b', null],
+  it('lists the input as declared: closed objects, maps, nullable fields as anyOf, descriptions kept', () => {
+    const declared = Strict({
+      stage: Type.Optional(Nullable(Enum(['a', 'b']), { description: 'Where it is.' })),
+      labels: MapOf(Type.String()),
+      ref: Strict({ id: Type.String() }),
     });
-    const validate = compileResponseSchema(input as never);
-    expect(validate({ stage: null })).toBe(true);
-    expect(validate({ stage: 'c' })).toBe(false);
-  });
-
-  it('leaves out what the instructions say once: closed objects, descriptions that only list the enum', () => {
-    const input = toolInputSchema(
-      Type.Object(
-        {
-          kind: Enum(['report', 'metric', 'insight_view'], {
-            description: 'report, metric or insight_view.',
-          }),
-          state: Enum(['active', 'paused'], { description: 'active, or paused: never runs.' }),
-          labels: Type.Record(Type.String(), Type.String()),
-          ref: Type.Object({ id: Type.String() }, { additionalProperties: false }),
-        },
-        { additionalProperties: false },
-      ),
-    );
+    const input = toolInputSchema(declared);
+    expect(input).toEqual(JSON.parse(JSON.stringify(declared)));
     const properties = input.properties as Record<string, Record<string, unknown>>;
-    expect(input).not.toHaveProperty('additionalProperties');
-    expect(properties.ref).not.toHaveProperty('additionalProperties');
-    expect(properties.kind).toEqual({ type: 'string', enum: ['report', 'metric', 'insight_view'] });
-    expect(properties.state!.description).toBe('active, or paused: never runs.');
-    expect(properties.labels).toHaveProperty('patternProperties');
-  });
-
-  it('outlines a body: keys typed and required, records typed as objects', () => {
-    const output = toolOutputSchema(body);
-    expect(output.anyOf).toEqual([
-      {
-        properties: { contact: { type: 'object' }, request_id: { type: 'string' } },
-        required: ['contact', 'request_id'],
-      },
-      { required: ['error'] },
-    ]);
-    const validate = compileResponseSchema(output as never);
-    expect(validate({ contact: { id: 'con_1', stage: null }, request_id: 'req_1' })).toBe(true);
-    expect(validate({ error: { code: 'validation_failed', message: 'x', request_id: 'req_1' } })).toBe(true);
-    expect(validate({ contact: 'con_1', request_id: 'req_1' })).toBe(false);
-    expect(validate({ request_id: 'req_1' })).toBe(false);
-  });
-
-  it('says once the outline that every branch of a union shares', () => {
-    const union = Type.Object({
-      object: Type.Union([Type.Object({ a: Type.String() }), Type.Object({ b: Type.String() })]),
+    expect(input.additionalProperties).toBe(false);
+    expect(properties.ref!.additionalProperties).toBe(false);
+    expect(properties.labels!.additionalProperties).toEqual({ type: 'string' });
+    expect(properties.stage).toEqual({
+      description: 'Where it is.',
+      anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }],
     });
-    const [success] = toolOutputSchema(union).anyOf as Record<string, unknown>[];
-    expect(success).toEqual({ properties: { object: { type: 'object' } }, required: ['object'] });
+  });
+
+  it('types every field of the records a body holds, without descriptions, examples or titles', () => {
+    const output = toolOutputSchema(body);
+    const [success, error] = output.anyOf as Record<string, any>[];
+    expect(error).toEqual({ required: ['error'] });
+    expect(success!.properties.contact).toEqual({
+      additionalProperties: false,
+      type: 'object',
+      required: ['id', 'title', 'stage', 'address', 'tags'],
+      properties: {
+        id: { type: 'string' },
+        title: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        stage: { anyOf: [{ type: 'string', enum: ['new', 'won'] }, { type: 'null' }] },
+        address: {
+          additionalProperties: false,
+          type: 'object',
+          required: ['city'],
+          properties: { city: { type: 'string' } },
+        },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+    });
+    const validate = compileResponseSchema(output as never);
+    const contact = { id: 'con_1', title: null, stage: 'won', address: { city: 'Oslo' }, tags: [] };
+    expect(validate({ contact, request_id: 'req_1' })).toBe(true);
+    expect(validate({ error: { code: 'validation_failed', message: 'x', request_id: 'req_1' } })).toBe(true);
+    expect(validate({ contact: { ...contact, stage: 'lost' }, request_id: 'req_1' })).toBe(false);
+    expect(validate({ contact: { ...contact, extra: 1 }, request_id: 'req_1' })).toBe(false);
+    expect(validate({ request_id: 'req_1' })).toBe(false);
   });
 });

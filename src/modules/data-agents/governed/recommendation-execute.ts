@@ -54,6 +54,8 @@ export const executeRecommendation = defineOperation({
   module: 'data_agents',
   scopes: ['data_agents:execute'],
   kind: 'action',
+  // Executing again answers the stored outcome and never repeats the action.
+  idempotent: true,
   dryRun: true,
   summary: "Run an approved recommendation's action",
   description:

@@ -86,6 +86,8 @@ export const upsertVectorDocuments = defineOperation({
   module: 'data_agents',
   scopes: ['vector_store:write'],
   kind: 'action',
+  // Documents are replaced whole by your own IDs: sending the same ones again changes nothing.
+  idempotent: true,
   summary: 'Add or replace documents in a vector collection',
   description:
     "Adds up to 500 documents to a vector collection, each with your own id, text and/or a vector of exactly the collection's dimension, and flat metadata (strings, numbers, booleans, string arrays) for filtering. An existing id is replaced whole. With embedder builtin, text without a vector is embedded at once; with external, such documents answer status pending and are embedded in the background (searchable once ready; failed ones carry embedding_error). Usage: 1 unit plus 1 per 100 texts embedded. Emits vector_documents.upserted.",
