@@ -6769,8 +6769,8 @@ export interface components {
                 /** @enum {string} */
                 type: "report" | "export" | "query" | "insight_view";
                 /**
-                 * @description The scheduled object (a saved query, report, export or insight view).
-                 * @example biq_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
+                 * @description The scheduled object (a report, export, saved query or insight view).
+                 * @example birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
                  */
                 id: string;
             };
@@ -6959,7 +6959,10 @@ export interface components {
                     type: "string" | "integer" | "money" | "timestamp" | "boolean" | "number";
                     /** @enum {string} */
                     role: "dimension" | "time" | "measure";
-                    /** @example currency */
+                    /**
+                     * @description An amount of money (sum, avg, min, max of a money column; a money metric): the result column with its currency.
+                     * @example currency
+                     */
                     currency_column?: string;
                     /** @example win_rate */
                     metric?: string;
@@ -7318,7 +7321,10 @@ export interface components {
                     type: "string" | "integer" | "money" | "timestamp" | "boolean" | "number";
                     /** @enum {string} */
                     role: "dimension" | "time" | "measure";
-                    /** @example currency */
+                    /**
+                     * @description An amount of money (sum, avg, min, max of a money column; a money metric): the result column with its currency.
+                     * @example currency
+                     */
                     currency_column?: string;
                     /** @example win_rate */
                     metric?: string;
@@ -7806,7 +7812,10 @@ export interface components {
                 type: "string" | "integer" | "money" | "timestamp" | "boolean" | "number";
                 /** @enum {string} */
                 role: "dimension" | "time" | "measure";
-                /** @example currency */
+                /**
+                 * @description An amount of money (sum, avg, min, max of a money column; a money metric): the result column with its currency.
+                 * @example currency
+                 */
                 currency_column?: string;
                 /** @example win_rate */
                 metric?: string;
@@ -8659,7 +8668,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "authentication_required" | "workspace_not_found" | "credential_not_allowed" | "origin_not_allowed" | "mcp_auth_method_not_allowed" | "module_not_enabled" | "missing_required_scope" | "rate_limited" | "billing_paused" | "billing_limit_exceeded" | "validation_failed" | "idempotency_conflict" | "conflict" | "resource_not_found" | "tool_not_found" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "signature_invalid" | "unsupported_media_type" | "request_timeout" | "request_header_fields_too_large" | "query_timeout" | "write_conflict" | "upstream_unavailable" | "internal_error";
+                code: "authentication_required" | "workspace_not_found" | "credential_not_allowed" | "origin_not_allowed" | "mcp_auth_method_not_allowed" | "module_not_enabled" | "missing_required_scope" | "rate_limited" | "billing_paused" | "billing_limit_exceeded" | "validation_failed" | "idempotency_conflict" | "conflict" | "resource_not_found" | "tool_not_found" | "mcp_session_not_found" | "mcp_session_required" | "route_not_found" | "method_not_allowed" | "payload_too_large" | "signature_invalid" | "unsupported_media_type" | "request_timeout" | "request_header_fields_too_large" | "query_timeout" | "write_conflict" | "upstream_unavailable" | "internal_error";
                 message: string;
                 request_id: string;
                 /** Format: uri */
@@ -8766,7 +8775,13 @@ export interface operations {
     create_contact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8937,7 +8952,13 @@ export interface operations {
     create_company: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9121,7 +9142,13 @@ export interface operations {
     create_lead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9462,7 +9489,13 @@ export interface operations {
     create_deal_stage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9590,7 +9623,13 @@ export interface operations {
     create_deal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9962,7 +10001,13 @@ export interface operations {
     create_invoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10297,7 +10342,13 @@ export interface operations {
     record_payment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10490,7 +10541,13 @@ export interface operations {
     create_accounting_account: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10681,7 +10738,13 @@ export interface operations {
     create_journal_entry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10691,12 +10754,15 @@ export interface operations {
                  * @example {
                  *       "lines": [
                  *         {
-                 *           "account_id": "acct_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                 *           "account_id": "acct_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
+                 *           "debit_cents": 125000
                  *         },
                  *         {
-                 *           "account_id": "acct_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                 *           "account_id": "acct_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
+                 *           "credit_cents": 125000
                  *         }
-                 *       ]
+                 *       ],
+                 *       "memo": "November subscription revenue"
                  *     }
                  */
                 "application/json": {
@@ -11059,7 +11125,13 @@ export interface operations {
     create_note: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11067,7 +11139,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "body": "Spoke with Ada; she wants the annual plan. Sending a quote on Monday."
+                 *       "body": "Spoke with Ada; she wants the annual plan. Sending a quote on Monday.",
+                 *       "contact_id": "con_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
                  *     }
                  */
                 "application/json": {
@@ -11499,7 +11572,13 @@ export interface operations {
     create_task: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11817,7 +11896,13 @@ export interface operations {
     log_activity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12097,7 +12182,13 @@ export interface operations {
     create_support_queue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12330,7 +12421,13 @@ export interface operations {
     create_support_ticket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12768,7 +12865,13 @@ export interface operations {
     add_support_ticket_message: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example tkt_01JDB3Y5Q0ZK8X4M2N7P9R6T3V */
                 ticket_id: string;
@@ -13029,7 +13132,13 @@ export interface operations {
     add_support_ticket_comment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example tkt_01JDB3Y5Q0ZK8X4M2N7P9R6T3V */
                 ticket_id: string;
@@ -13200,7 +13309,13 @@ export interface operations {
     create_cms_site: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13376,7 +13491,13 @@ export interface operations {
     create_collection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13583,7 +13704,13 @@ export interface operations {
     create_entry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13911,7 +14038,13 @@ export interface operations {
     create_marketing_campaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14103,7 +14236,13 @@ export interface operations {
     create_marketing_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14111,7 +14250,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "Meet the spring collection"
+                 *       "title": "Meet the spring collection",
+                 *       "channel": "email"
                  *     }
                  */
                 "application/json": {
@@ -14300,7 +14440,13 @@ export interface operations {
     create_asset_upload_intent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14768,7 +14914,13 @@ export interface operations {
     register_integration_event_type: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14958,7 +15110,13 @@ export interface operations {
     create_webhook_endpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15460,7 +15618,13 @@ export interface operations {
     define_event: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15493,12 +15657,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Idempotent replay (same idempotency_key and input): the record the first call created, in its current state. */
+            /** @description Updated: the existing record with this key. */
             200: {
                 headers: {
                     /** @description Equals the body's request_id. */
                     "x-request-id"?: string;
-                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15532,7 +15695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Success; the body is the same as the MCP tool result. */
+            /** @description Created: no record had this key yet. */
             201: {
                 headers: {
                     /** @description Equals the body's request_id. */
@@ -15583,7 +15746,13 @@ export interface operations {
     define_property: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15613,12 +15782,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Idempotent replay (same idempotency_key and input): the record the first call created, in its current state. */
+            /** @description Updated: the existing record with this key. */
             200: {
                 headers: {
                     /** @description Equals the body's request_id. */
                     "x-request-id"?: string;
-                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15650,7 +15818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Success; the body is the same as the MCP tool result. */
+            /** @description Created: no record had this key yet. */
             201: {
                 headers: {
                     /** @description Equals the body's request_id. */
@@ -15881,7 +16049,13 @@ export interface operations {
     create_tracking_plan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16281,7 +16455,13 @@ export interface operations {
     create_notification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16661,7 +16841,13 @@ export interface operations {
     create_notification_rule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16671,7 +16857,10 @@ export interface operations {
                  * @example {
                  *       "name": "Deals entering negotiation",
                  *       "event_type": "deal.stage_changed",
-                 *       "title": "Deal {{name}} moved to {{stage}}"
+                 *       "title": "Deal {{name}} moved to {{stage}}",
+                 *       "recipient_ids": [
+                 *         "usr_ada"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -17346,7 +17535,13 @@ export interface operations {
     create_notification_subscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17356,7 +17551,11 @@ export interface operations {
                  * @example {
                  *       "recipient_id": "usr_ada",
                  *       "channel": "web_push",
-                 *       "endpoint": "https://push.example.com/send/abc123"
+                 *       "endpoint": "https://push.example.com/send/abc123",
+                 *       "keys": {
+                 *         "p256dh": "BAEr-O5br46eslKNxjXdVGcfHjtQO3JY9-hUlinhTYc8hb7_Av3wz45mWsBUluZuuwcyQQTRshSlCOPhRq2rktM",
+                 *         "auth": "ZxZBcRfrXW8x1B7qXwmmLw"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -17660,7 +17859,13 @@ export interface operations {
     create_project: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17975,7 +18180,13 @@ export interface operations {
     create_project_board: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18260,7 +18471,13 @@ export interface operations {
     create_project_board_column: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18594,7 +18811,13 @@ export interface operations {
     create_project_task: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18966,7 +19189,13 @@ export interface operations {
     create_product: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19265,7 +19494,13 @@ export interface operations {
     create_product_roadmap_item: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19592,7 +19827,13 @@ export interface operations {
     create_product_release: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19908,7 +20149,13 @@ export interface operations {
     create_calendar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20236,7 +20483,13 @@ export interface operations {
     create_calendar_event: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20245,7 +20498,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "calendar_id": "cal_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
-                 *       "title": "Weekly planning"
+                 *       "title": "Weekly planning",
+                 *       "starts_at": "2026-12-01T09:00:00.000Z",
+                 *       "ends_at": "2026-12-01T10:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -21125,7 +21380,13 @@ export interface operations {
     create_analytics_site: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -22195,7 +22456,10 @@ export interface operations {
                                 type: "string" | "integer" | "money" | "timestamp" | "boolean" | "number";
                                 /** @enum {string} */
                                 role: "dimension" | "time" | "measure";
-                                /** @example currency */
+                                /**
+                                 * @description An amount of money (sum, avg, min, max of a money column; a money metric): the result column with its currency.
+                                 * @example currency
+                                 */
                                 currency_column?: string;
                                 /** @example win_rate */
                                 metric?: string;
@@ -22582,7 +22846,13 @@ export interface operations {
     create_bi_dataset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -22590,9 +22860,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "key": "crm_pipeline",
+                 *       "key": "won_deals",
                  *       "name": "Won deals",
-                 *       "template_key": "content_performance"
+                 *       "template_key": "crm_pipeline",
+                 *       "filters": [
+                 *         {
+                 *           "column": "stage_kind",
+                 *           "operator": "eq",
+                 *           "value": "won"
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -22837,7 +23114,10 @@ export interface operations {
                                 type: "string" | "integer" | "money" | "timestamp" | "boolean" | "number";
                                 /** @enum {string} */
                                 role: "dimension" | "time" | "measure";
-                                /** @example currency */
+                                /**
+                                 * @description An amount of money (sum, avg, min, max of a money column; a money metric): the result column with its currency.
+                                 * @example currency
+                                 */
                                 currency_column?: string;
                                 /** @example win_rate */
                                 metric?: string;
@@ -22960,7 +23240,13 @@ export interface operations {
     create_bi_metric: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -23150,7 +23436,7 @@ export interface operations {
                      *           "name": "Weekly pipeline refresh",
                      *           "target": {
                      *             "type": "report",
-                     *             "id": "biq_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *             "id": "birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
                      *           },
                      *           "cadence": "hourly",
                      *           "minute": 1,
@@ -23201,7 +23487,13 @@ export interface operations {
     create_bi_scheduled_artifact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -23212,7 +23504,7 @@ export interface operations {
                  *       "name": "Weekly pipeline refresh",
                  *       "target": {
                  *         "type": "report",
-                 *         "id": "bisch_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                 *         "id": "birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
                  *       },
                  *       "cadence": "hourly"
                  *     }
@@ -23226,7 +23518,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type: "report" | "export" | "query" | "insight_view";
-                        /** @description The ID of that object in this workspace. */
+                        /**
+                         * @description The ID of that object in this workspace.
+                         * @example birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
+                         */
                         id: string;
                     };
                     /**
@@ -23277,7 +23572,7 @@ export interface operations {
                      *         "name": "Weekly pipeline refresh",
                      *         "target": {
                      *           "type": "report",
-                     *           "id": "biq_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *           "id": "birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
                      *         },
                      *         "cadence": "hourly",
                      *         "minute": 1,
@@ -23327,7 +23622,7 @@ export interface operations {
                      *         "name": "Weekly pipeline refresh",
                      *         "target": {
                      *           "type": "report",
-                     *           "id": "biq_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *           "id": "birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
                      *         },
                      *         "cadence": "hourly",
                      *         "minute": 1,
@@ -23512,7 +23807,13 @@ export interface operations {
     create_bi_report: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -24104,7 +24405,13 @@ export interface operations {
     create_bi_dashboard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -24521,7 +24828,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type: "report" | "export" | "query" | "insight_view";
-                        /** @description The ID of that object in this workspace. */
+                        /**
+                         * @description The ID of that object in this workspace.
+                         * @example birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
+                         */
                         id: string;
                     };
                     /**
@@ -24770,7 +25080,13 @@ export interface operations {
     create_insight_view: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26026,7 +26342,13 @@ export interface operations {
     create_bi_export: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26305,7 +26627,13 @@ export interface operations {
     create_data_agent_execution_plane: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26696,7 +27024,13 @@ export interface operations {
     create_data_agent_execution_job: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26704,7 +27038,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "job_type": "bi_query"
+                 *       "job_type": "bi_query",
+                 *       "input": {
+                 *         "query": {
+                 *           "dataset_key": "crm_pipeline"
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -27380,7 +27719,13 @@ export interface operations {
     create_data_agent_lineage_edge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -27394,8 +27739,8 @@ export interface operations {
                  *       },
                  *       "relation": "reads",
                  *       "to": {
-                 *         "type": "execution_job",
-                 *         "id": "dxj_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                 *         "type": "bi_dataset",
+                 *         "id": "crm_pipeline"
                  *       }
                  *     }
                  */
@@ -27606,7 +27951,13 @@ export interface operations {
     create_data_agent_decision: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -28030,7 +28381,13 @@ export interface operations {
     create_data_agent_insight: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -28382,7 +28739,13 @@ export interface operations {
     create_data_agent_recommendation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -28393,9 +28756,9 @@ export interface operations {
                  *       "title": "Follow up on stalled deals",
                  *       "rationale": "Deals idle for 30 days close half as often.",
                  *       "action": {
-                 *         "tool": "Tool example",
+                 *         "tool": "create_task",
                  *         "arguments": {
-                 *           "example_key": null
+                 *           "title": "Call the owners of stalled deals"
                  *         }
                  *       }
                  *     }
@@ -28411,9 +28774,17 @@ export interface operations {
                     }[];
                     /** @description The tool call that carries the recommendation out. */
                     action: {
-                        /** @description A registry tool name (tools/list). */
+                        /**
+                         * @description A registry tool name (tools/list).
+                         * @example create_task
+                         */
                         tool: string;
-                        /** @description The tool's input, as its inputSchema describes it. */
+                        /**
+                         * @description The tool's input, as its inputSchema describes it.
+                         * @example {
+                         *       "title": "Call the owners of stalled deals"
+                         *     }
+                         */
                         arguments: {
                             [key: string]: unknown;
                         };
@@ -28637,9 +29008,17 @@ export interface operations {
                     }[];
                     /** @description The tool call that carries the recommendation out. */
                     action?: {
-                        /** @description A registry tool name (tools/list). */
+                        /**
+                         * @description A registry tool name (tools/list).
+                         * @example create_task
+                         */
                         tool: string;
-                        /** @description The tool's input, as its inputSchema describes it. */
+                        /**
+                         * @description The tool's input, as its inputSchema describes it.
+                         * @example {
+                         *       "title": "Call the owners of stalled deals"
+                         *     }
+                         */
                         arguments: {
                             [key: string]: unknown;
                         };
@@ -28790,7 +29169,13 @@ export interface operations {
     create_data_agent_source_object: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -28798,8 +29183,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "kind": "workspace_record",
-                 *       "name": "Content entries"
+                 *       "kind": "bi_dataset",
+                 *       "name": "Pipeline deals",
+                 *       "dataset_key": "crm_pipeline"
                  *     }
                  */
                 "application/json": {
@@ -28993,7 +29379,13 @@ export interface operations {
     create_data_agent_knowledge_artifact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29342,7 +29734,13 @@ export interface operations {
     create_data_agent_dataset_version: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29656,7 +30054,13 @@ export interface operations {
     create_data_agent_dataset_manifest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29905,7 +30309,13 @@ export interface operations {
     create_agent_grid_run: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30345,7 +30755,13 @@ export interface operations {
     create_agent_grid_tool_call: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30540,7 +30956,13 @@ export interface operations {
     create_agent_grid_retrieval_hit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30721,7 +31143,13 @@ export interface operations {
     create_agent_grid_cost_event: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30731,7 +31159,10 @@ export interface operations {
                  * @example {
                  *       "run_id": "arun_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                  *       "kind": "llm_tokens",
-                 *       "cost_micros": 4200
+                 *       "cost_micros": 4200,
+                 *       "model": "gpt-4o-mini",
+                 *       "tokens_in": 1200,
+                 *       "tokens_out": 300
                  *     }
                  */
                 "application/json": {
@@ -30925,7 +31356,13 @@ export interface operations {
     create_agent_definition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -31287,7 +31724,13 @@ export interface operations {
     create_agent_definition_version: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -31492,7 +31935,13 @@ export interface operations {
     create_agent_workflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -31505,7 +31954,13 @@ export interface operations {
                  *       "steps": [
                  *         {
                  *           "key": "find_contact",
-                 *           "kind": "tool"
+                 *           "kind": "tool",
+                 *           "tool": "search_contacts",
+                 *           "arguments": {
+                 *             "query": {
+                 *               "$from": "input.email"
+                 *             }
+                 *           }
                  *         }
                  *       ]
                  *     }
@@ -31997,7 +32452,13 @@ export interface operations {
     create_agent_workflow_version: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32219,7 +32680,13 @@ export interface operations {
     create_agent_session: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32547,7 +33014,13 @@ export interface operations {
     create_agent_session_item: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32744,7 +33217,13 @@ export interface operations {
     create_agent_memory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -33085,7 +33564,13 @@ export interface operations {
     create_agent_memory_embedding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -33094,7 +33579,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "memory_id": "amem_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
-                 *       "collection_key": "agent_memories"
+                 *       "collection_key": "agent_memories",
+                 *       "model": "text-embedding-3-small",
+                 *       "dimension": 3,
+                 *       "vector": [
+                 *         0.12,
+                 *         -0.08,
+                 *         0.31
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -33511,7 +34003,13 @@ export interface operations {
     reindex_agent_grid_workflow_discovery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -34200,7 +34698,13 @@ export interface operations {
     create_workspace_assistant_run: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -34722,7 +35226,13 @@ export interface operations {
     create_service_guide_session: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35121,7 +35631,13 @@ export interface operations {
     create_vector_collection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The same as the body field idempotency_key: a retry with the same key and input returns the first result. Sent with a different idempotency_key in the body: 400 validation_failed.
+                 * @example order-4711-create
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -37274,7 +37790,7 @@ export interface operations {
                      *         "name": "Weekly pipeline refresh",
                      *         "target": {
                      *           "type": "report",
-                     *           "id": "biq_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
+                     *           "id": "birep_01JDB3Y5Q0ZK8X4M2N7P9R6T3V"
                      *         },
                      *         "cadence": "hourly",
                      *         "minute": 1,
