@@ -12,7 +12,7 @@ import {
   type ToolProfile,
 } from '../src/core/tool-profiles.ts';
 import { buildRegistry } from '../src/registry.ts';
-import { removes, repeatsHarmlessly } from '../src/surfaces/mcp/mcp-tools.ts';
+import { repeatsHarmlessly } from '../src/surfaces/mcp/mcp-tools.ts';
 import { withoutAnnotations } from '../src/surfaces/mcp/tool-schemas.ts';
 import { exampleOf } from '../src/surfaces/openapi/examples.ts';
 import { CreateInputs, createdId } from './helpers/create-inputs.ts';
@@ -80,7 +80,8 @@ describe('operation registry', () => {
         expect(hints.destructiveHint, `${op.name} destructive`).toBe(true);
       if (op.kind === 'update' || op.upsert) expect(hints.idempotentHint, `${op.name} idempotent`).toBe(true);
       expect(hints.idempotentHint).toBe(repeatsHarmlessly(op));
-      expect(hints.destructiveHint).toBe(removes(op) || op.kind === 'update');
+      // Setting an end state may overwrite or take away: destructive; any other write only adds.
+      expect(hints.destructiveHint).toBe(repeatsHarmlessly(op));
     }
     // A create that redefines by a natural key says so (200 when it changed the record): it is an upsert.
     if (/200 when (changed|updated)/.test(op.description)) expect(op.upsert).toBe(true);

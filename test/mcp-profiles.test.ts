@@ -107,6 +107,8 @@ describe('profiles through the official MCP SDK client', () => {
       expect(succeeded).toBeGreaterThan(0);
       await client.close();
     },
+    // A dozen calls, each compiling its (BI: large) output schema in the client: slow on a loaded machine.
+    120_000,
   );
 
   it('lists every tool page by page when nothing narrows the listing, each input whole and strict', async () => {

@@ -23,7 +23,7 @@ export interface McpTool {
 const toolCache = new WeakMap<OperationDefinition, McpTool>();
 
 /** An archive, or a delete (a DELETE route, a delete_ tool): it takes something away. */
-export function removes(op: OperationDefinition): boolean {
+function removes(op: OperationDefinition): boolean {
   return op.kind === 'archive' || op.rest?.method === 'DELETE' || op.name.startsWith('delete_');
 }
 
@@ -35,12 +35,13 @@ export function repeatsHarmlessly(op: OperationDefinition): boolean {
 /**
  * The tool's hints, only where they differ from the MCP defaults (readOnly false, destructive true,
  * idempotent false, openWorld true): every tool acts on this workspace alone (openWorld false); a read is
- * read-only (the other two hints then mean nothing); a create or action adds without destroying, unless it
- * removes something; a call whose repeat changes nothing more is idempotent.
+ * read-only (the other two hints then mean nothing). A call whose repeat changes nothing more is idempotent:
+ * it sets an end state (an update, an upsert, a replace, a cancel, a removal), so it may overwrite or take
+ * away and keeps destructive; any other create or action only adds.
  */
 function hints(op: OperationDefinition): McpTool['annotations'] {
   if (op.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
-  const additive = (op.kind === 'create' || op.kind === 'action') && !removes(op);
+  const additive = !repeatsHarmlessly(op);
   return {
     ...(additive ? { destructiveHint: false } : {}),
     ...(repeatsHarmlessly(op) ? { idempotentHint: true } : {}),
