@@ -14,7 +14,7 @@ import * as searchIndex from './migrations/0012-search-index.ts';
 import * as recordCounters from './migrations/0013-record-counters.ts';
 import * as retention from './migrations/0014-retention.ts';
 import * as outboxFailures from './migrations/0028-outbox-failures.ts';
-import * as mcpSessions from './migrations/0029-mcp-sessions.ts';
+import * as mcpSessions from './migrations/0030-mcp-sessions.ts';
 
 // The platform's migrations, and the history written before modules declared their own: these span
 // several modules, and installations recorded their names, so they stay here under those names. A
@@ -32,7 +32,7 @@ const platformMigrations: Record<string, Migration> = {
   '0013-record-counters': recordCounters,
   '0014-retention': retention,
   '0028-outbox-failures': outboxFailures,
-  '0029-mcp-sessions': mcpSessions,
+  '0030-mcp-sessions': mcpSessions,
 };
 
 const NAME = /^(\d{4})-[a-z0-9]+(-[a-z0-9]+)*$/;
