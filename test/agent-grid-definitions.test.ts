@@ -167,7 +167,7 @@ describe('agent workflows', () => {
     key: 'find',
     kind: 'tool',
     tool: 'search_contacts',
-    arguments: { query: { $ref: 'input.email' } },
+    arguments: { query: { $from: 'input.email' } },
   };
 
   it('check tools, agents and references when saved, naming the step', async () => {
@@ -208,6 +208,11 @@ describe('agent workflows', () => {
         ['steps[1].tool', 'steps[1].agent_key'],
       ],
       [[{ ...find, arguments: { query: { $ref: 'env.secret' } } }], ['steps[0].arguments.query']],
+      [[{ ...find, arguments: { query: { $from: 'env.secret' } } }], ['steps[0].arguments.query']],
+      [
+        [{ ...find, arguments: { query: { $from: 'input.email', $ref: 'input.email' } } }],
+        ['steps[0].arguments.query'],
+      ],
     ];
     for (const [steps, expected] of cases) {
       const response = await post('/v1/agent-grid/workflows', workflowBody('bad', steps));
@@ -236,12 +241,13 @@ describe('agent workflows', () => {
         kind: 'agent',
         agent_key: agentKey,
         agent_version: 1,
-        arguments: { contact: { $ref: 'steps.find.output.contacts.0' } },
+        arguments: { contact: { $from: 'steps.find.output.contacts.0' } },
       },
       {
         key: 'file',
         kind: 'tool',
         tool: 'create_task',
+        // The former template key is still read, and stored (and answered) as $from.
         arguments: { title: { $ref: 'steps.draft.output.title' }, description: 'Follow up' },
       },
     ];
@@ -265,7 +271,8 @@ describe('agent workflows', () => {
       agent_version: 1,
       tool: null,
     });
-    expect(workflow.steps[2].arguments.title).toEqual({ $ref: 'steps.draft.output.title' });
+    expect(workflow.steps[2].arguments.title).toEqual({ $from: 'steps.draft.output.title' });
+    expect(workflow.steps[1].arguments.contact).toEqual({ $from: 'steps.find.output.contacts.0' });
 
     const v1 = (await post('/v1/agent-grid/workflow-versions', { workflow_id: workflow.id, changelog: 'v1' }))
       .body.workflow_version;
@@ -310,5 +317,24 @@ describe('agent workflows', () => {
       id: v2.id,
     });
     expect(viaRecord.body.record.version).toBe(2);
+
+    // Steps saved with the former template key ({"$ref": ...}) are read as {"$from": ...}.
+    const former = [
+      {
+        ...find,
+        agent_key: null,
+        agent_version: null,
+        description: null,
+        arguments: { query: { $ref: 'input.email' } },
+      },
+    ];
+    await h.db
+      .updateTable('agent_workflow_versions')
+      .set({ steps: JSON.stringify(former) })
+      .where('workspace_id', '=', ws.id)
+      .where('id', '=', v2.id)
+      .execute();
+    const read = (await get(`/v1/agent-grid/workflow-versions/${v2.id}`)).body.workflow_version;
+    expect(read.steps[0].arguments).toEqual({ query: { $from: 'input.email' } });
   });
 });

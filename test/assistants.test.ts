@@ -108,10 +108,13 @@ describe('create_workspace_assistant_run with a model', () => {
     expect(started.body.assistant_run.tools_offered).toContain('search_contacts');
     expect(started.body.assistant_run.tools_offered).not.toContain('list_tasks');
     expect(started.body.assistant_run.tools_offered).not.toContain('create_contact');
-    const run = await finished(key.token, started.body.run.id);
+    expect(started.body.assistant_run.id).toBe(started.body.run.id);
+    const run = await finished(key.token, started.body.assistant_run.id);
     expect(run.status).toBe('completed');
+    const listed = await h.callTool(ws.mcpToken, 'list_workspace_assistant_runs', {});
+    expect(listed.body.runs.map((r: { id: string }) => r.id)).toContain(started.body.assistant_run.id);
 
-    const agentRunId = started.body.assistant_run.id;
+    const agentRunId = started.body.assistant_run.agent_grid_run.id;
     const agentRun = (await get(key.token, `/v1/agent-grid/runs/${agentRunId}`)).body.run;
     expect(agentRun.status).toBe('completed');
     expect(agentRun.output.answer).toBe('Ada Lovelace is a contact of this workspace.');
@@ -159,8 +162,9 @@ describe('create_workspace_assistant_run with a model', () => {
     expect(started.status).toBe(202);
     expect(started.body.assistant_run.tools_offered).not.toContain('create_task');
     await finished(ws.apiKey, started.body.run.id);
-    const calls = (await get(ws.apiKey, `/v1/agent-grid/tool-calls?run_id=${started.body.assistant_run.id}`))
-      .body.tool_calls;
+    const calls = (
+      await get(ws.apiKey, `/v1/agent-grid/tool-calls?run_id=${started.body.assistant_run.agent_grid_run.id}`)
+    ).body.tool_calls;
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
       tool: 'create_task',
@@ -180,7 +184,9 @@ describe('create_workspace_assistant_run with a model', () => {
     await finished(ws.apiKey, started.body.run.id);
     const tasks = await get(ws.apiKey, '/v1/tasks');
     expect(tasks.body.tasks.map((t: any) => t.title)).toEqual(['Call Ada']);
-    const agentRun = (await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.id}`)).body.run;
+    const agentRun = (
+      await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.agent_grid_run.id}`)
+    ).body.run;
     expect(agentRun.output.request_ids).toHaveLength(1);
   });
 
@@ -190,7 +196,9 @@ describe('create_workspace_assistant_run with a model', () => {
       body: { instruction: 'loop forever on contacts', max_steps: 2 },
     });
     await finished(ws.apiKey, started.body.run.id);
-    const agentRun = (await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.id}`)).body.run;
+    const agentRun = (
+      await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.agent_grid_run.id}`)
+    ).body.run;
     // The fake answers after a tool result, so two turns end with an answer; max_steps 1 would not.
     expect(agentRun.status).toBe('completed');
     const once = await h.request('POST', '/v1/assistants/workspace/runs', {
@@ -198,7 +206,8 @@ describe('create_workspace_assistant_run with a model', () => {
       body: { instruction: 'loop forever on contacts', max_steps: 1 },
     });
     await finished(ws.apiKey, once.body.run.id);
-    const stopped = (await get(ws.apiKey, `/v1/agent-grid/runs/${once.body.assistant_run.id}`)).body.run;
+    const stopped = (await get(ws.apiKey, `/v1/agent-grid/runs/${once.body.assistant_run.agent_grid_run.id}`))
+      .body.run;
     expect(stopped.status).toBe('failed');
     expect(stopped.error.code).toBe('max_steps_exceeded');
   });
@@ -215,10 +224,14 @@ describe('create_workspace_assistant_run with a model', () => {
     });
     expect(canceled.status, canceled.text).toBe(200);
     expect(canceled.body.run.status).toBe('canceled');
-    const agentRun = (await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.id}`)).body.run;
+    const agentRun = (
+      await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.agent_grid_run.id}`)
+    ).body.run;
     expect(agentRun.status).toBe('canceled');
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    const after = (await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.id}`)).body.run;
+    const after = (
+      await get(ws.apiKey, `/v1/agent-grid/runs/${started.body.assistant_run.agent_grid_run.id}`)
+    ).body.run;
     expect(after.status).toBe('canceled');
     expect(after.totals.tool_calls).toBe(0);
     const again = await h.request('POST', `/v1/assistants/workspace/runs/${started.body.run.id}/cancel`, {
@@ -257,8 +270,14 @@ describe('create_workspace_assistant_run without a model', () => {
     expect(run.mode).toBe('plan');
     expect(planned.body.run).toMatchObject({
       status: 'completed',
-      result_ref: planned.body.assistant_run.id,
+      result_ref: planned.body.assistant_run.agent_grid_run.id,
     });
+    // The ID the call answers is the one the list, get and cancel use.
+    expect(run.id).toBe(planned.body.run.id);
+    const listed = await plain.request('GET', '/v1/assistants/workspace/runs', { token: w.apiKey });
+    expect(listed.body.runs.map((r: { id: string }) => r.id)).toEqual([run.id]);
+    const got = await plain.callTool(w.mcpToken, 'get_workspace_assistant_run', { run_id: run.id });
+    expect(got.body.run.input.agent_grid_run_id).toBe(run.agent_grid_run.id);
     const tools = run.plan.map((p: any) => p.tool);
     expect(tools).toContain('search_contacts');
     // Reads only by default: no write tool is planned.
@@ -271,8 +290,9 @@ describe('create_workspace_assistant_run without a model', () => {
     expect(create.arguments).toHaveProperty('name');
     expect(create.optional_fields).toContain('email');
     // Recorded as a completed Agent Grid run whose output has no answer.
-    const agentRun = (await plain.request('GET', `/v1/agent-grid/runs/${run.id}`, { token: w.apiKey })).body
-      .run;
+    const agentRun = (
+      await plain.request('GET', `/v1/agent-grid/runs/${run.agent_grid_run.id}`, { token: w.apiKey })
+    ).body.run;
     expect(agentRun.status).toBe('completed');
     expect(agentRun.output).toMatchObject({ mode: 'plan', answer: null });
     expect(agentRun.metadata).toEqual({ source: 'workspace_assistant', mode: 'plan' });

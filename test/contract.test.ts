@@ -276,6 +276,26 @@ describe('operation registry', () => {
     expect(Object.keys(preference)).toEqual(expect.arrayContaining(['200', '201']));
   });
 
+  it('has no $ref but JSON References into #/components: none in examples, none in text', () => {
+    const strays: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${path}/${i}`);
+      } else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref' && !(typeof value === 'string' && value.startsWith('#/components/'))) {
+            strays.push(`${path}/$ref: ${JSON.stringify(value)}`);
+          }
+          walk(value, `${path}/${key}`);
+        }
+      }
+    };
+    walk(openapi, '#');
+    expect(strays).toEqual([]);
+    const text = JSON.stringify(openapi);
+    expect(text.match(/\$ref/g)?.length).toBe(text.match(/"\$ref":"#\/components\//g)?.length);
+  });
+
   it('rejects a registry with duplicate names or routes, and a create its key could not replay', () => {
     const crm = registry.modules.find((m) => m.name === 'crm')!;
     expect(() => buildRegistry([crm, crm])).toThrow(/Duplicate/);

@@ -51,6 +51,12 @@ export interface RunWorkContext {
     input: Record<string, unknown>,
     options?: { idempotencyKey?: string; requestId?: string; recordsEnd?: boolean },
   ): Promise<Record<string, unknown>>;
+  /**
+   * Writes the work's own records as the service (actor system), in a transaction of its own committed
+   * whatever becomes of the attempt, at the service's time: how the work ended, when calls on the
+   * credential's behalf are refused (the credential was revoked meanwhile).
+   */
+  recordEnd(write: (trx: Kysely<DB>, now: string) => Promise<void>): Promise<void>;
 }
 
 export interface RunJobSpec {
@@ -154,6 +160,7 @@ async function runAttemptOfRun(spec: RunJobSpec, job: Job<RunJobPayload>, env: J
       if (!outcome.ok) throw outcome.error;
       return outcome.body;
     },
+    recordEnd: (write) => pipeline.database.transaction((trx) => write(trx, now())),
   });
 
   try {

@@ -98,9 +98,9 @@ export const StepSchema = Shape({
     Type.Integer({ examples: [2], description: 'kind agent: a pinned version; null runs the latest.' }),
   ),
   arguments: json(
-    'The tool input or the agent input; {"$ref": "steps.<key>.output.<path>"} or ' +
-      '{"$ref": "input.<path>"} takes a value from an earlier step or the run input.',
-    { query: { $ref: 'input.email' } },
+    'The tool input or the agent input; {"$from": "steps.<key>.output.<path>"} or ' +
+      '{"$from": "input.<path>"} takes a value from an earlier step or the run input.',
+    { query: { $from: 'input.email' } },
   ),
   description: NullableText('Find the contact who wrote in.'),
 });

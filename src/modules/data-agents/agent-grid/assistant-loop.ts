@@ -11,6 +11,7 @@ import { fail, ServiceError } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { defineRunJob, type RunWorkContext, runTimeoutMessage } from '../../../core/run-job.ts';
 import { JobTimeoutError } from '../../../jobs/types.ts';
+import { credentialRefusal, failAgentRun } from './assistant-end.ts';
 import { type ChatMessage, type ChatTool, type ChatToolCall, chat, ModelError } from './llm-client.ts';
 import { toolCatalogue } from './tool-catalogue.ts';
 
@@ -230,19 +231,9 @@ export const assistantJob = defineRunJob({
       );
       return { resultRef: runId };
     } catch (error) {
+      const output = { mode: 'model', answer: null, request_ids: requestIds, model_turns: steps };
       const failRun = (code: string, message: string, options = {}) =>
-        work
-          .call(
-            'update_agent_grid_run',
-            {
-              run_id: runId,
-              status: 'failed',
-              output: { mode: 'model', answer: null, request_ids: requestIds, model_turns: steps },
-              error: { code, message },
-            },
-            options,
-          )
-          .catch(() => {});
+        failAgentRun(work, { agentRunId: runId, output, error: { code, message } }, options);
       if (work.signal.aborted) {
         // At the job's time limit the platform run fails with timeout, and so does the Agent Grid run (a
         // call allowed after the abort). A cancel has ended both already; a stopping node leaves the run to
@@ -253,16 +244,17 @@ export const assistantJob = defineRunJob({
         }
         throw error;
       }
-      const code = error instanceof ServiceError ? error.code : 'upstream_unavailable';
+      // A credential revoked mid-run refuses the next call: the run fails saying so (assistant-end.ts).
+      const refused =
+        error instanceof ServiceError ? credentialRefusal(error, work.run.credential_id) : undefined;
+      const code = refused?.code ?? 'upstream_unavailable';
       const message =
         error instanceof ModelError
           ? `The language model failed: ${error.message}.`
-          : error instanceof ServiceError
-            ? error.message
-            : 'The assistant stopped on an internal error.';
+          : (refused?.message ?? 'The assistant stopped on an internal error.');
       await failRun(code, message);
       if (error instanceof ModelError) throw fail('upstream_unavailable', { message });
-      throw error;
+      throw refused ?? error;
     }
   },
 });

@@ -57,8 +57,8 @@ const PlanStepSchema = Shape({
 
 const AssistantRunSchema = Shape({
   id: Text(
-    'arun_01JDB3Y5Q0ZK8X4M2N7P9R6T3V',
-    'The Agent Grid run recording it (GET /v1/agent-grid/runs/{id}).',
+    'run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V',
+    'The assistant run: the ID list_, get_ and cancel_workspace_assistant_run(s) use (the run below). The Agent Grid run recording its steps is agent_grid_run.',
   ),
   mode: Enum(['model', 'plan'] as const, {
     description:
@@ -154,7 +154,7 @@ export const createWorkspaceAssistantRun = defineOperation({
   starts: { runType: ASSISTANT_RUN_TYPE, job: ASSISTANT_JOB },
   summary: 'Ask the workspace assistant to do something',
   description:
-    "Gives the workspace assistant an instruction in natural language. With the operator's language model configured (mode model) it answers 202 with a queued run: a background job lets the model call the tools this credential may use (reads only, unless allow_writes is true and the credential holds the write scopes), each call through the normal pipeline on your behalf, recorded as an Agent Grid run with its tool calls (with request_ids) and token cost events; the answer and the request_ids it relied on land in that run's output (GET /v1/agent-grid/runs/{id}). Without a model (mode plan) it answers 200 at once (a run recorded completed) with the most relevant tools and argument skeletons to call yourself; it never invents an answer.",
+    "Gives the workspace assistant an instruction in natural language. With the operator's language model configured (mode model) it answers 202 with a queued run: a background job lets the model call the tools this credential may use (reads only, unless allow_writes is true and the credential holds the write scopes), each call through the normal pipeline on your behalf, recorded as an Agent Grid run with its tool calls (with request_ids) and token cost events; the answer and the request_ids it relied on land in that run's output (GET /v1/agent-grid/runs/{id}, agent_grid_run.id). Without a model (mode plan) it answers 200 at once (a run recorded completed) with the most relevant tools and argument skeletons to call yourself; it never invents an answer. assistant_run.id (run_...) is the ID list_, get_ and cancel_workspace_assistant_run(s) use.",
   input: Strict({
     instruction: Type.String({ minLength: 1, maxLength: 4000, examples: ['Which invoices are overdue?'] }),
     allow_writes: Type.Optional(
@@ -198,7 +198,7 @@ export const createWorkspaceAssistantRun = defineOperation({
       );
       const run = await finishedRun(ctx, { agent_grid_run_id: agentRun.id, ...base });
       const assistantRun = {
-        id: agentRun.id,
+        id: run.id,
         mode: 'plan',
         status: 'completed',
         ...base,
@@ -227,7 +227,7 @@ export const createWorkspaceAssistantRun = defineOperation({
       },
     });
     const assistantRun = {
-      id: row.id,
+      id: run.id,
       mode: 'model',
       status: 'queued',
       ...base,
@@ -247,7 +247,7 @@ export const createWorkspaceAssistantRun = defineOperation({
     const mode = output.plan ? 'plan' : 'model';
     return {
       assistant_run: {
-        id: row.id,
+        id: String(run.id),
         mode,
         status: row.status,
         instruction: input.instruction,

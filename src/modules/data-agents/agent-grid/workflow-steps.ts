@@ -1,6 +1,7 @@
 // A workflow's trigger and steps: their input schemas and the checks made when a workflow is saved. Steps
 // call a registry tool or invoke an agent; their arguments may take values from the run input or from an
-// earlier step's output with {"$ref": "input.<path>"} or {"$ref": "steps.<key>.output.<path>"}.
+// earlier step's output with {"$from": "input.<path>"} or {"$from": "steps.<key>.output.<path>"}. The key
+// was "$ref", which OpenAPI tools take for a JSON Reference in an example: it is still read, stored as $from.
 import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../../core/errors.ts';
 import { Enum } from '../../../core/resource-schema.ts';
@@ -44,7 +45,7 @@ export const stepInput = Strict({
   ),
   arguments: Type.Optional(
     jsonInput(
-      'Tool input or agent input; {"$ref": "steps.<key>.output.<path>"} or {"$ref": "input.<path>"}.',
+      'Tool input or agent input; {"$from": "steps.<key>.output.<path>"} or {"$from": "input.<path>"}.',
     ),
   ),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -124,19 +125,37 @@ export interface StepEnvironment {
 
 const REF = /^(input|steps\.([a-z][a-z0-9_]*)\.output)(\.[A-Za-z0-9_-]+)*$/;
 
-/** Every {"$ref": ...} in a value, with its path from the step's arguments. */
+/** The template key, and the one it replaced (read on input, never written). */
+const FROM = '$from';
+const FORMER = '$ref';
+
+/** Every template ({"$from": ...} or the former {"$ref": ...}) in a value, with its path from the arguments. */
 function* refsOf(value: unknown, path: string): Generator<{ path: string; ref: unknown; alone: boolean }> {
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) yield* refsOf(item, `${path}[${i}]`);
   } else if (value && typeof value === 'object') {
     const object = value as Record<string, unknown>;
-    if ('$ref' in object) {
-      yield { path, ref: object.$ref, alone: Object.keys(object).length === 1 };
+    if (FROM in object || FORMER in object) {
+      const ref = FROM in object ? object[FROM] : object[FORMER];
+      yield { path, ref, alone: Object.keys(object).length === 1 };
       return;
     }
     for (const [key, item] of Object.entries(object)) yield* refsOf(item, `${path}.${key}`);
   }
 }
+
+/** A value with each template written {"$from": ...}: a former {"$ref": ...} is renamed (input, old rows). */
+export function withFromTemplates<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withFromTemplates) as T;
+  if (!value || typeof value !== 'object') return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]![0] === FORMER) return { [FROM]: entries[0]![1] } as T;
+  return Object.fromEntries(entries.map(([key, item]) => [key, withFromTemplates(item)])) as T;
+}
+
+/** Stored steps as read: templates written {"$from": ...} (steps saved before the rename hold $ref). */
+export const readSteps = (steps: Step[]): Step[] =>
+  steps.map((step) => ({ ...step, arguments: withFromTemplates(step.arguments) }));
 
 /** The stored steps (every field present), or the field errors naming each step at fault. */
 export async function checkSteps(
@@ -182,7 +201,7 @@ export async function checkSteps(
     for (const { path, ref, alone } of refsOf(step.arguments ?? {}, `${at}.arguments`)) {
       const match = typeof ref === 'string' ? REF.exec(ref) : null;
       if (!alone || !match) {
-        error(path, 'a $ref object holds only "$ref": "input.<path>" or "steps.<key>.output.<path>"');
+        error(path, 'a template holds only "$from": "input.<path>" or "steps.<key>.output.<path>"');
         continue;
       }
       const target = match[2];
@@ -205,7 +224,7 @@ export async function checkSteps(
       tool: step.tool ?? null,
       agent_key: step.agent_key ?? null,
       agent_version: step.agent_version ?? null,
-      arguments: step.arguments ?? {},
+      arguments: withFromTemplates(step.arguments ?? {}),
       description: step.description ?? null,
     })),
   };

@@ -11,6 +11,7 @@ import type {
   AgentWorkflowVersionsTable,
   TriggerType,
 } from './agent-grid-tables.ts';
+import { readSteps } from './workflow-steps.ts';
 
 export function toWorkflow(row: AgentWorkflowsTable): Workflow {
   return {
@@ -19,7 +20,7 @@ export function toWorkflow(row: AgentWorkflowsTable): Workflow {
     name: row.name,
     description: row.description,
     trigger: parseJson<Trigger>(row.trigger),
-    steps: parseJson<Step[]>(row.steps),
+    steps: readSteps(parseJson<Step[]>(row.steps)),
     status: row.status,
     latest_version: Number(row.latest_version),
     created_at: row.created_at,
@@ -36,7 +37,7 @@ export function toWorkflowVersion(row: AgentWorkflowVersionsTable): WorkflowVers
     name: row.name,
     description: row.description,
     trigger: parseJson<Trigger>(row.trigger),
-    steps: parseJson<Step[]>(row.steps),
+    steps: readSteps(parseJson<Step[]>(row.steps)),
     changelog: row.changelog,
     created_at: row.created_at,
     updated_at: row.updated_at,

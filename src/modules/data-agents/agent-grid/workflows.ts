@@ -101,7 +101,7 @@ export const createAgentWorkflow = defineOperation({
   creates: 'agent_workflow',
   summary: 'Create an agent workflow',
   description:
-    'Records a workflow: a unique key, a trigger (manual, a domain event, or a schedule) and ordered steps, each a tool of this service or an agent (agent_key, optional pinned version) with arguments that may $ref the run input or earlier outputs. Checked when saved: unknown tools, argument names or agents, and unknown or forward references are validation_failed naming the step. Emits agent_workflow.created.',
+    'Records a workflow: a unique key, a trigger (manual, a domain event, or a schedule) and ordered steps, each a tool of this service or an agent (agent_key, optional pinned version) with arguments that may take values from the run input or earlier outputs ({"$from": "input.email"}). Checked when saved: unknown tools, argument names or agents, and unknown or forward references are validation_failed naming the step. Emits agent_workflow.created.',
   input: Strict({
     key: keyInput('Unique in the workspace; cannot change.', 'ticket_followup'),
     name: nameInput,
