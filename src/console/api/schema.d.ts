@@ -3272,7 +3272,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent workflow
-         * @description Records a workflow: a unique key, a trigger (manual, a domain event, or a schedule) and ordered steps, each a tool of this service or an agent (agent_key, optional pinned version) with arguments that may $ref the run input or earlier outputs. Checked when saved: unknown tools, argument names or agents, and unknown or forward references are validation_failed naming the step. Emits agent_workflow.created.
+         * @description Records a workflow: a unique key, a trigger (manual, a domain event, or a schedule) and ordered steps, each a tool of this service or an agent (agent_key, optional pinned version) with arguments that may take values from the run input or earlier outputs ({"$from": "input.email"}). Checked when saved: unknown tools, argument names or agents, and unknown or forward references are validation_failed naming the step. Emits agent_workflow.created.
          *
          *     Scopes: data_agents:write. MCP tool: create_agent_workflow.
          */
@@ -3684,7 +3684,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the workspace assistant to do something
-         * @description Gives the workspace assistant an instruction in natural language. With the operator's language model configured (mode model) it answers 202 with a queued run: a background job lets the model call the tools this credential may use (reads only, unless allow_writes is true and the credential holds the write scopes), each call through the normal pipeline on your behalf, recorded as an Agent Grid run with its tool calls (with request_ids) and token cost events; the answer and the request_ids it relied on land in that run's output (GET /v1/agent-grid/runs/{id}). Without a model (mode plan) it answers 200 at once (a run recorded completed) with the most relevant tools and argument skeletons to call yourself; it never invents an answer.
+         * @description Gives the workspace assistant an instruction in natural language. With the operator's language model configured (mode model) it answers 202 with a queued run: a background job lets the model call the tools this credential may use (reads only, unless allow_writes is true and the credential holds the write scopes), each call through the normal pipeline on your behalf, recorded as an Agent Grid run with its tool calls (with request_ids) and token cost events; the answer and the request_ids it relied on land in that run's output (GET /v1/agent-grid/runs/{id}, agent_grid_run.id). Without a model (mode plan) it answers 200 at once (a run recorded completed) with the most relevant tools and argument skeletons to call yourself; it never invents an answer. assistant_run.id (run_...) is the ID list_, get_ and cancel_workspace_assistant_run(s) use.
          *
          *     Scopes: data_agents:write. MCP tool: create_workspace_assistant_run.
          */
@@ -8222,10 +8222,10 @@ export interface components {
                 agent_key: string | null;
                 agent_version: number | null;
                 /**
-                 * @description The tool input or the agent input; {"$ref": "steps.<key>.output.<path>"} or {"$ref": "input.<path>"} takes a value from an earlier step or the run input.
+                 * @description The tool input or the agent input; {"$from": "steps.<key>.output.<path>"} or {"$from": "input.<path>"} takes a value from an earlier step or the run input.
                  * @example {
                  *       "query": {
-                 *         "$ref": "input.email"
+                 *         "$from": "input.email"
                  *       }
                  *     }
                  */
@@ -8294,10 +8294,10 @@ export interface components {
                 agent_key: string | null;
                 agent_version: number | null;
                 /**
-                 * @description The tool input or the agent input; {"$ref": "steps.<key>.output.<path>"} or {"$ref": "input.<path>"} takes a value from an earlier step or the run input.
+                 * @description The tool input or the agent input; {"$from": "steps.<key>.output.<path>"} or {"$from": "input.<path>"} takes a value from an earlier step or the run input.
                  * @example {
                  *       "query": {
-                 *         "$ref": "input.email"
+                 *         "$from": "input.email"
                  *       }
                  *     }
                  */
@@ -31895,7 +31895,7 @@ export interface operations {
                      *               "agent_version": 2,
                      *               "arguments": {
                      *                 "query": {
-                     *                   "$ref": "input.email"
+                     *                   "$from": "input.email"
                      *                 }
                      *               },
                      *               "description": "Find the contact who wrote in."
@@ -32010,7 +32010,7 @@ export interface operations {
                         agent_key?: string;
                         /** @description Pins a version; default the latest. */
                         agent_version?: number;
-                        /** @description Tool input or agent input; {"$ref": "steps.<key>.output.<path>"} or {"$ref": "input.<path>"}. */
+                        /** @description Tool input or agent input; {"$from": "steps.<key>.output.<path>"} or {"$from": "input.<path>"}. */
                         arguments?: {
                             [key: string]: unknown;
                         };
@@ -32057,7 +32057,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
@@ -32113,7 +32113,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
@@ -32191,7 +32191,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
@@ -32281,7 +32281,7 @@ export interface operations {
                         agent_key?: string;
                         /** @description Pins a version; default the latest. */
                         agent_version?: number;
-                        /** @description Tool input or agent input; {"$ref": "steps.<key>.output.<path>"} or {"$ref": "input.<path>"}. */
+                        /** @description Tool input or agent input; {"$from": "steps.<key>.output.<path>"} or {"$from": "input.<path>"}. */
                         arguments?: {
                             [key: string]: unknown;
                         };
@@ -32327,7 +32327,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
@@ -32413,7 +32413,7 @@ export interface operations {
                      *               "agent_version": 2,
                      *               "arguments": {
                      *                 "query": {
-                     *                   "$ref": "input.email"
+                     *                   "$from": "input.email"
                      *                 }
                      *               },
                      *               "description": "Find the contact who wrote in."
@@ -32514,7 +32514,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
@@ -32571,7 +32571,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
@@ -33916,7 +33916,7 @@ export interface operations {
                      *                 "agent_version": 2,
                      *                 "arguments": {
                      *                   "query": {
-                     *                     "$ref": "input.email"
+                     *                     "$from": "input.email"
                      *                   }
                      *                 },
                      *                 "description": "Find the contact who wrote in."
@@ -34740,7 +34740,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "assistant_run": {
-                     *         "id": "arun_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
+                     *         "id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "mode": "model",
                      *         "status": "queued",
                      *         "instruction": "Which invoices are overdue?",
@@ -34837,8 +34837,8 @@ export interface operations {
                     "application/json": {
                         assistant_run: {
                             /**
-                             * @description The Agent Grid run recording it (GET /v1/agent-grid/runs/{id}).
-                             * @example arun_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
+                             * @description The assistant run: the ID list_, get_ and cancel_workspace_assistant_run(s) use (the run below). The Agent Grid run recording its steps is agent_grid_run.
+                             * @example run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
                              */
                             id: string;
                             /**
@@ -34909,7 +34909,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "assistant_run": {
-                     *         "id": "arun_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
+                     *         "id": "run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V",
                      *         "mode": "model",
                      *         "status": "queued",
                      *         "instruction": "Which invoices are overdue?",
@@ -35006,8 +35006,8 @@ export interface operations {
                     "application/json": {
                         assistant_run: {
                             /**
-                             * @description The Agent Grid run recording it (GET /v1/agent-grid/runs/{id}).
-                             * @example arun_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
+                             * @description The assistant run: the ID list_, get_ and cancel_workspace_assistant_run(s) use (the run below). The Agent Grid run recording its steps is agent_grid_run.
+                             * @example run_01JDB3Y5Q0ZK8X4M2N7P9R6T3V
                              */
                             id: string;
                             /**
@@ -38565,7 +38565,7 @@ export interface operations {
                      *             "agent_version": 2,
                      *             "arguments": {
                      *               "query": {
-                     *                 "$ref": "input.email"
+                     *                 "$from": "input.email"
                      *               }
                      *             },
                      *             "description": "Find the contact who wrote in."
