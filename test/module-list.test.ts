@@ -37,6 +37,8 @@ const RELEASED = [
   '0026-bi-indexes',
   '0027-bi-call-event-days',
   '0028-outbox-failures',
+  '0029-data-agents-plane-workers',
+  '0030-mcp-sessions',
 ];
 
 const noop = { up: async () => {} };

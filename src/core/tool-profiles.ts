@@ -103,6 +103,7 @@ export const TOOL_PROFILES = {
       ...crud('analytics_sites'),
       'archive_analytics_site',
       'rotate_analytics_site_key',
+      'get_analytics_site_usage',
     ],
   },
   bi: {
