@@ -116,9 +116,9 @@ describe('tools', () => {
     expect(names).toEqual([
       'complete_task',
       'create_task',
-      'get_current_credential',
       'enable_toolset',
       'find_tools',
+      'get_current_credential',
       'get_record',
       'get_workspace_summary',
       'list_tasks',

@@ -22,12 +22,12 @@ describe('browser SDK build', () => {
     }
   });
 
-  it('defines the global wos with its four functions, and exports them from the ESM build', async () => {
+  it('defines the global wos with its five functions, and exports them from the ESM build', async () => {
     const { iife, esm } = await buildSdk();
     const page = vm.createContext({});
     vm.runInContext(iife.code, page);
     const wos = vm.runInContext('wos', page);
-    expect(Object.keys(wos).sort()).toEqual(['flush', 'identify', 'init', 'track']);
+    expect(Object.keys(wos).sort()).toEqual(['flush', 'identify', 'init', 'page', 'track']);
     for (const name of ['init', 'track', 'identify', 'flush']) expect(typeof wos[name]).toBe('function');
     expect(esm.code).toMatch(/export\{[^}]*\bas flush\b[^}]*\bas track\b/);
     // Browser code only: nothing of Node's leaks in.

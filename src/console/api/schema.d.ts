@@ -2070,7 +2070,7 @@ export interface paths {
         };
         /**
          * Count the events an Analytics Site sent
-         * @description How many events a site sent in the last hour and the last 24 hours (whole minutes, from the counters its per-minute limit and daily quota use): events stored through its keys; rejected events, duplicates and batches refused by those limits are not counted.
+         * @description How many events a site sent in the last hour and the last 24 hours (whole minutes, from the counters its per-minute limit and daily quota use): every event its keys sent, as those limits count them, duplicates and rejected events included; a call refused by the limits counts nothing.
          *
          *     Scopes: analytics:read. MCP tool: get_analytics_site_usage.
          */

@@ -1,5 +1,5 @@
 // Queries of Analytics Sites and their keys.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../../core/pagination.ts';
 import { fetchSearchPage } from '../../core/search.ts';
 import { findRow, insertRows, updateRow } from '../../db/find-row.ts';
@@ -174,4 +174,24 @@ export async function findSiteByKey(
   if (!row) return undefined;
   const { key_expires_at, ...site } = row;
   return { site, expiresAt: key_expires_at };
+}
+
+/** Events of the minute buckets from `minutes - 1` minutes before now's minute up to now's. */
+export async function eventsSince(
+  db: Kysely<DB>,
+  workspaceId: string,
+  site: string,
+  now: Date,
+  minutes: number,
+) {
+  const first = new Date(now.getTime() - (minutes - 1) * 60_000).toISOString().slice(0, 16);
+  const row = await db
+    .selectFrom('analytics_site_counters')
+    .select(sql<number | string | null>`sum(events)`.as('events'))
+    .where('workspace_id', '=', workspaceId)
+    .where('site_id', '=', site)
+    // 'day:' buckets sort before 'minute:', so this bound keeps minute buckets only.
+    .where('bucket', '>=', `minute:${first}`)
+    .executeTakeFirst();
+  return Number(row?.events ?? 0);
 }

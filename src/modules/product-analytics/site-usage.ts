@@ -1,14 +1,12 @@
 // How many events a site sent recently, read from the per-minute counters its limits keep (a day of them is
 // kept: deleteOldSiteCounters). The console shows these beside the site's key.
 import { Type } from '@sinclair/typebox';
-import { type Kysely, sql } from 'kysely';
 import { defineOperation } from '../../core/define-operation.ts';
 import { notFound } from '../../core/errors.ts';
 import { RecordId, Resource, Timestamp } from '../../core/resource-schema.ts';
 import { Strict } from '../../core/schema.ts';
-import type { DB } from '../../db/tables.ts';
 import { siteId } from './site-keys.ts';
-import { findSite } from './site-store.ts';
+import { eventsSince, findSite } from './site-store.ts';
 
 const SiteUsageSchema = Resource('AnalyticsSiteUsage', {
   site_id: RecordId('asite'),
@@ -23,20 +21,6 @@ const SiteUsageSchema = Resource('AnalyticsSiteUsage', {
   counted_at: Timestamp('When the counts were read.'),
 });
 
-/** Events of the minute buckets from `minutes - 1` minutes before now's minute up to now's. */
-async function eventsSince(db: Kysely<DB>, workspaceId: string, site: string, now: Date, minutes: number) {
-  const first = new Date(now.getTime() - (minutes - 1) * 60_000).toISOString().slice(0, 16);
-  const row = await db
-    .selectFrom('analytics_site_counters')
-    .select(sql<number | string | null>`sum(events)`.as('events'))
-    .where('workspace_id', '=', workspaceId)
-    .where('site_id', '=', site)
-    // 'day:' buckets sort before 'minute:', so this bound keeps minute buckets only.
-    .where('bucket', '>=', `minute:${first}`)
-    .executeTakeFirst();
-  return Number(row?.events ?? 0);
-}
-
 export const getSiteUsage = defineOperation({
   name: 'get_analytics_site_usage',
   module: 'product_analytics_bi',
@@ -46,8 +30,8 @@ export const getSiteUsage = defineOperation({
   summary: 'Count the events an Analytics Site sent',
   description:
     'How many events a site sent in the last hour and the last 24 hours (whole minutes, from the counters ' +
-    'its per-minute limit and daily quota use): events stored through its keys; rejected events, duplicates ' +
-    'and batches refused by those limits are not counted.',
+    'its per-minute limit and daily quota use): every event its keys sent, as those limits count them, ' +
+    'duplicates and rejected events included; a call refused by the limits counts nothing.',
   input: Strict({ site_id: siteId }),
   rest: { method: 'GET', path: '/v1/insights/sites/{site_id}/usage' },
   responseKey: 'site_usage',

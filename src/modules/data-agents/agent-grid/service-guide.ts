@@ -13,7 +13,13 @@ import { SessionItemSchema, SessionSchema } from './agent-grid-schemas.ts';
 import type { AgentSessionItemsTable, AgentSessionsTable } from './agent-grid-tables.ts';
 import { guideIndex } from './guide-index.ts';
 import { chat, ModelError, modelConfigured } from './llm-client.ts';
-import { insertSession, insertSessionItem, toSession, toSessionItem } from './session-store.ts';
+import {
+  insertSession,
+  insertSessionItem,
+  sessionItemsBySequence,
+  toSession,
+  toSessionItem,
+} from './session-store.ts';
 
 const PassageSchema = Shape({
   source: Text(
@@ -218,15 +224,7 @@ export const createServiceGuideSession = defineOperation({
   },
   // A retry with the same idempotency_key: the session as it is now, with the exchange its items recorded.
   replay: async (ctx, session) => {
-    const rows = await ctx.db
-      .selectFrom('agent_session_items')
-      .selectAll()
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('session_id', '=', String(session.id))
-      .where('sequence', 'in', [1, 2])
-      .orderBy('sequence')
-      .execute();
-    const items = rows.map(toSessionItem);
+    const items = await sessionItemsBySequence(ctx.db, ctx.workspaceId, String(session.id), [1, 2]);
     const [question, answered] = items;
     const metadata = (answered?.metadata ?? {}) as { mode?: string; passages?: number; model_error?: string };
     // The same passages (the index is built from this deploy's documentation), not asked of the model again;

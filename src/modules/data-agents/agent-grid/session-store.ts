@@ -99,3 +99,21 @@ export async function listSessionItems(
   ]);
   return { ...result, items: result.items.map(toSessionItem) };
 }
+
+/** The first items of a session, by sequence: a service-guide session's question and answer, for a replay. */
+export async function sessionItemsBySequence(
+  db: Kysely<DB>,
+  workspaceId: string,
+  sessionId: string,
+  sequences: number[],
+) {
+  const rows = await db
+    .selectFrom('agent_session_items')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('session_id', '=', sessionId)
+    .where('sequence', 'in', sequences)
+    .orderBy('sequence')
+    .execute();
+  return rows.map(toSessionItem);
+}
