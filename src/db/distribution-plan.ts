@@ -37,4 +37,6 @@ export const DISTRIBUTION_BLOCKERS: Record<string, string> = {
   analytics_site_keys:
     'primary key `key`: a site key is looked up before its workspace is known (browser ingest); needs the same lookup as credentials',
   outbox_failures: 'primary key id alone: becomes (workspace_id, id)',
+  mcp_sessions:
+    'primary key id alone: a session is named by its Mcp-Session-Id header; becomes (workspace_id, id), the workspace coming from the credential',
 };
