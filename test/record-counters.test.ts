@@ -235,7 +235,7 @@ describe('record counters', () => {
       code: 1,
       stderr: expect.stringContaining('wos: '),
     });
-  });
+  }, 120_000); // two CLI processes start here: each takes seconds on a busy machine
 
   it("never move on another workspace's writes", async () => {
     const before = await stored(a.id);
